@@ -1,0 +1,44 @@
+# Two set-up commands (README.md): `make demo` and `make test`. Each creates .venv by itself.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
+
+.PHONY: demo test lint bench model browser-deps clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+## Run the embedded default: a synthetic table with simulated players.
+demo: $(VENV)/.installed
+	$(VENV)/bin/ducktable demo
+
+## Run the whole test suite (installs Debian's chromium for the browser tests when missing).
+test: $(VENV)/.installed browser-deps
+	$(PY) -m pytest
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy rules vision device web
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/ducktable bench all
+
+## Retrain the card classifier (CPU is enough); needs the `train` extra (PyTorch 2.13.0 CPU).
+model: $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[dev,train]"
+	$(PY) -m ducktable.vision.train
+
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "The browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; \
+	  fi; \
+	fi
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -1,0 +1,66 @@
+"""The ``ducktable`` command line: one entry point, sub-commands contributed by feature modules.
+
+Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)``, adding its sub-commands
+with ``set_defaults(func=...)``; ``func(args) -> int`` returns the exit status. Errors the user
+can fix are raised as :class:`UserError` and printed as one clear line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES = (
+    "ducktable.device.cli_match",  # start, submit, check, show, undo, export, replay, simulate
+    "ducktable.device.cli_run",  # run, demo, qr
+    "ducktable.device.cli_vision",  # identify, enroll, markers, replay-video
+    "ducktable.device.cli_bench",  # bench
+)
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as ``ducktable: error: <message>``, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ducktable",
+        description="A table companion for five duck card games: referee, scorer, scoreboard.",
+    )
+    parser.add_argument(
+        "--data-dir",
+        help="where matches, calibration and enrolled decks are kept "
+        "(default: $DUCKTABLE_DATA or ~/.local/share/ducktable)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # that feature is not installed in this build
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"ducktable: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ducktable: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Shipped model files (ONNX + manifest + model card). Data only."""
