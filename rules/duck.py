@@ -27,20 +27,50 @@ RULE_TEXTS = {
     "DUCK-C1": "69 duck cards: yellow, blue and red; each colour has one 0, one 8 and three each of 1 to 7.",
     "DUCK-C2": "Five lifebelts worth 6 to 10, green side plus, red side minus; round r hands out the one worth 5+r.",
     "DUCK-C3": "Each player has a beach towel; cards tucked under it are that player's points.",
-    "DUCK-S1": "The dealer deals 7 cards to everyone and turns 1 card face up to start their own discard pile (option: everyone gets one).",
-    "DUCK-S2": "The player left of the dealer starts and play goes clockwise; the deal then moves one seat left each round.",
+    "DUCK-S1": (
+        "The dealer deals 7 cards to everyone and turns 1 card face up to start their own discard pile "
+        "(option: everyone gets one)."
+    ),
+    "DUCK-S2": (
+        "The player left of the dealer starts and play goes clockwise; the deal then moves one seat left each"
+        " round."
+    ),
     "DUCK-A1": "On your turn you may play one or more cards that all show the same number, colours mixed.",
-    "DUCK-A2": "Or you may play a run: three or more consecutive numbers of one colour, no number twice, laid up or down.",
-    "DUCK-A3": "Played cards go onto your own discard pile; only its top card shows, and you choose which card ends on top.",
-    "DUCK-A4": "If you still hold cards you must draw one: from the draw pile or from the top of your left or right neighbour's pile.",
+    "DUCK-A2": (
+        "Or you may play a run: three or more consecutive numbers of one colour, no number twice, laid up or "
+        "down."
+    ),
+    "DUCK-A3": (
+        "Played cards go onto your own discard pile; only its top card shows, and you choose which card ends "
+        "on top."
+    ),
+    "DUCK-A4": (
+        "If you still hold cards you must draw one: from the draw pile or from the top of your left or right "
+        "neighbour's pile."
+    ),
     "DUCK-A5": "Playing your last card ends the round at once and earns the current lifebelt, green side up.",
-    "DUCK-B1": "Instead of playing you may duck when your hand adds up to the limit (10) or less; all hands are shown and the round ends.",
-    "DUCK-B2": "A duck is right when your sum is within the limit and lower than everyone else's: green lifebelt plus your highest card under your towel.",
-    "DUCK-B3": "A duck is wrong when your sum is over the limit or someone else has the same or less: red lifebelt and no card for you.",
-    "DUCK-E1": "At round end the highest hand among the other players is discarded entirely (everyone tied for highest discards).",
+    "DUCK-B1": (
+        "Instead of playing you may duck when your hand adds up to the limit (10) or less; all hands are "
+        "shown and the round ends."
+    ),
+    "DUCK-B2": (
+        "A duck is right when your sum is within the limit and lower than everyone else's: green lifebelt "
+        "plus your highest card under your towel."
+    ),
+    "DUCK-B3": (
+        "A duck is wrong when your sum is over the limit or someone else has the same or less: red lifebelt "
+        "and no card for you."
+    ),
+    "DUCK-E1": (
+        "At round end the highest hand among the other players is discarded entirely (everyone tied for "
+        "highest discards)."
+    ),
     "DUCK-E2": "Every other player tucks their single highest hand card under their towel.",
     "DUCK-E3": "Everything not under a towel is shuffled for the next round.",
-    "DUCK-F1": "After five rounds the score is towel cards plus green lifebelts minus red ones; the highest score wins, ties share.",
+    "DUCK-F1": (
+        "After five rounds the score is towel cards plus green lifebelts minus red ones; the highest score "
+        "wins, ties share."
+    ),
 }
 
 ROUNDS = 5

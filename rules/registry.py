@@ -32,7 +32,8 @@ def game_class(name: str) -> type[Game]:
         raise RulesError(f"unknown game {name!r}; choose one of {game_names()}") from None
     if importlib.util.find_spec(module) is None:
         raise RulesError(f"the {name!r} engine is not part of this installation yet")
-    return getattr(importlib.import_module(module), cls)  # type: ignore[no-any-return]
+    game: type[Game] = getattr(importlib.import_module(module), cls)
+    return game
 
 
 def make_game(name: str, options: dict | None = None) -> Game:

@@ -1,1 +1,111 @@
-"""ducktable.web"""
+"""ducktable.web: the phone pages of the table (scoreboard, setup, entry, disputes, history).
+
+``create_app(test_config=None)`` builds the Flask application (flaskr's application factory:
+no module-level app). Every feature is one blueprint; the match store, the table PIN, the CSRF
+tokens and the error pages wire themselves in with ``init_app(app)``.
+
+Configuration keys (all optional; the run loop passes the real ones):
+
+``DATABASE``      path of the match database (default: the instance folder's matches.sqlite3)
+``STORE``         an already open match store to use instead of ``DATABASE``
+``TABLE_PIN``     the PIN every change needs (default: a random one, logged at start)
+``PIN_FILE``      where a PIN chosen on the setup page is kept across restarts
+``SECRET_KEY``    signs the session cookie (default: kept in ``SECRET_KEY_FILE``)
+``PUBLIC_URL``    the scoreboard address phones should open (for the QR code)
+``CUES``          an object with ``snapshot() -> dict`` for the virtual LEDs
+``PARTY_FILE``    where Grey Duck's multiple-tables party is kept (JSON)
+``STOP_EVENT``    a ``threading.Event`` set at shutdown, ending live streams
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+LIVE_KEEPALIVE_S = 15.0
+"""Seconds between keep-alive comments on a quiet live stream (frees threads of gone phones)."""
+
+LIVE_WAIT_S = 0.5
+"""Longest wait on the store per loop of a live stream (bounds how late a cue change shows)."""
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the web application; ``test_config`` replaces the defaults (tests, run loop)."""
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.from_mapping(
+        DATABASE=None,
+        STORE=None,
+        TABLE_PIN=None,
+        PIN_FILE=None,
+        SECRET_KEY=None,
+        SECRET_KEY_FILE=None,
+        PUBLIC_URL=None,
+        CUES=None,
+        PARTY_FILE=None,
+        STOP_EVENT=None,
+        LIVE_KEEPALIVE_S=LIVE_KEEPALIVE_S,
+        LIVE_WAIT_S=LIVE_WAIT_S,
+        MAX_CONTENT_LENGTH=512 * 1024,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
+        CSRF_MAX_AGE_S=12 * 3600,
+        TEMPLATES_AUTO_RELOAD=False,
+    )
+    if test_config is not None:
+        app.config.update(test_config)
+    _fill_defaults(app)
+
+    from . import auth, csrf, db, errors, helpers
+
+    db.init_app(app)
+    auth.init_app(app)
+    csrf.init_app(app)
+    errors.init_app(app)
+    helpers.init_app(app)
+
+    from . import dispute, entry, history, join, party, scoreboard, setup
+
+    for module in (scoreboard, setup, entry, dispute, history, party, join, auth):
+        app.register_blueprint(module.bp)
+    return app
+
+
+def _fill_defaults(app: Flask) -> None:
+    """Give every path-like setting a home in the instance folder when none was given."""
+    needs_instance = (
+        app.config["DATABASE"] is None and app.config["STORE"] is None
+    ) or app.config["SECRET_KEY"] is None
+    if needs_instance:
+        os.makedirs(app.instance_path, exist_ok=True)
+    if app.config["DATABASE"] is None and app.config["STORE"] is None:
+        app.config["DATABASE"] = os.path.join(app.instance_path, "matches.sqlite3")
+    if app.config["SECRET_KEY"] is None:
+        key_file = app.config["SECRET_KEY_FILE"] or os.path.join(app.instance_path, "secret-key")
+        app.config["SECRET_KEY"] = load_or_create_secret(Path(key_file))
+    if app.config["STOP_EVENT"] is None:
+        app.config["STOP_EVENT"] = threading.Event()
+
+
+def load_or_create_secret(path: Path) -> str:
+    """The session-signing key kept in ``path`` (created, owner-only, on first use).
+
+    Kept on disk so phones stay unlocked across a restart of the appliance.
+    """
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if len(text) >= 32:
+        return text
+    key = secrets.token_hex(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(key + "\n")
+    return key

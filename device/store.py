@@ -1,0 +1,876 @@
+"""The match log store: every match's events, kept durably in SQLite.
+
+Why this module exists: a match is event-sourced (game + options + seats + an append-only list
+of events), and the events are the user's data. This store is the one place that writes them.
+An event is acknowledged (``submit`` returns a legal verdict) only after its transaction is
+committed with ``synchronous=FULL`` in WAL mode, so a crash or power cut never loses an
+acknowledged event, and reopening the file replays to the identical state.
+
+The live log (``events``) only ever grows at its end, except for two recorded edits: ``undo``
+removes the last event and ``correct`` replaces one event when the whole log still replays.
+Every change also lands in the append-only ``audit`` table, so nothing is ever silently lost.
+
+States are rebuilt with :func:`ducktable.rules.core.replay` and cached per match together with
+the match's change counter (``seq``); a new event is applied to a clone of the cached state, so
+a refused event or a failed write can never corrupt the cache. One connection serves all
+threads behind a lock; other processes may use the same file (the cache notices their changes
+through ``seq``).
+
+The exported JSONL form is documented in docs/match-log-format.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ducktable.rules import registry
+from ducktable.rules.core import (
+    BadEvent,
+    Event,
+    Game,
+    IllegalEvent,
+    RulesError,
+    State,
+    Verdict,
+    replay,
+)
+
+SCHEMA_VERSION = 1
+"""``PRAGMA user_version`` of a database this code writes. Bump it and add a migration."""
+
+LOG_FORMAT = "ducktable-match-log"
+LOG_FORMAT_VERSION = 1
+"""Version of the exported match log (docs/match-log-format.md). Bump on incompatible change."""
+
+WAIT_POLL_S = 0.25
+"""How often :meth:`MatchStore.wait_for_change` also looks for changes made by other processes."""
+
+BUSY_TIMEOUT_S = 10.0
+"""How long a write waits for another process holding the database's write lock."""
+
+
+class StoreError(Exception):
+    """A problem the user can fix (unknown match, bad log file, unreadable database).
+
+    The message says what was wrong and what to do.
+    """
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """A match's identity and summary, as listed on the phone and by ``ducktable show``."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    players: list[str]
+    observer: bool
+    name: str
+    created: str
+    finished: bool
+    event_count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "options": dict(self.options),
+            "players": list(self.players),
+            "observer": self.observer,
+            "name": self.name,
+            "created": self.created,
+            "finished": self.finished,
+            "event_count": self.event_count,
+        }
+
+
+@dataclass(frozen=True)
+class MatchLog:
+    """A parsed match log file: the header's facts and the events, in order."""
+
+    game: str
+    players: list[str]
+    options: dict[str, Any] = field(default_factory=dict)
+    observer: bool = False
+    name: str = ""
+    created: str = ""
+    public: bool = False
+    events: list[Event] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    """The file line number (1-based) of each event, for error messages."""
+
+
+# --------------------------------------------------------------------------------------------
+# Schema and migrations
+# --------------------------------------------------------------------------------------------
+
+_SCHEMA_V1 = """
+CREATE TABLE matches (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    game      TEXT    NOT NULL,
+    options   TEXT    NOT NULL,            -- JSON object: the resolved rule options
+    players   TEXT    NOT NULL,            -- JSON array of names, seat order
+    observer  INTEGER NOT NULL,            -- 1: camera/phone match with hidden information
+    name      TEXT    NOT NULL DEFAULT '',
+    created   TEXT    NOT NULL,            -- ISO-8601
+    seq       INTEGER NOT NULL DEFAULT 0,  -- grows on every change of the match
+    finished  INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE events (                      -- the live log
+    match_id  INTEGER NOT NULL REFERENCES matches(id),
+    idx       INTEGER NOT NULL,            -- 0-based position in the log
+    body      TEXT    NOT NULL,            -- Event.to_json() as compact JSON
+    PRIMARY KEY (match_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE audit (                       -- append-only: every change, never edited
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id  INTEGER NOT NULL REFERENCES matches(id),
+    seq       INTEGER NOT NULL,
+    time      TEXT    NOT NULL,
+    action    TEXT    NOT NULL,            -- create, import, submit, undo, correct
+    idx       INTEGER,
+    event     TEXT,                        -- the event added or the replacement
+    previous  TEXT,                        -- the event removed or replaced
+    reason    TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_by_match ON audit (match_id, id);
+"""
+
+
+def _migrate_0_to_1(conn: sqlite3.Connection) -> None:
+    # one statement at a time: executescript() would commit the surrounding transaction
+    for statement in _SCHEMA_V1.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _migrate_0_to_1}
+"""``MIGRATIONS[v]`` turns a version-``v`` database into version ``v + 1`` (in a transaction)."""
+
+
+# --------------------------------------------------------------------------------------------
+# The store
+# --------------------------------------------------------------------------------------------
+
+
+class MatchStore:
+    """Durable, thread-safe storage of matches and their event logs (see the module doc)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(threading.Lock())
+        self._generation = 0
+        self._cache: dict[int, tuple[int, State]] = {}
+        self._pending: dict[int, tuple[int, State]] = {}  # cache entries awaiting the commit
+        self._conn: sqlite3.Connection | None = None
+        self._conn = self._open()
+
+    # -- opening and closing ---------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        if self.path.is_dir():
+            raise StoreError(
+                f"the match database {self.path} is a folder, not a file; give the path of a "
+                "database file (it is created if missing)"
+            )
+        if not self.path.parent.is_dir():
+            raise StoreError(
+                f"the folder {self.path.parent} for the match database does not exist; "
+                "create it or choose another data folder"
+            )
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,  # transactions are explicit (BEGIN IMMEDIATE)
+                check_same_thread=False,  # one connection behind self._lock
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot open the match database {self.path} ({exc}); check that the file is "
+                "readable and writable"
+            ) from None
+        try:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise sqlite3.DatabaseError("; ".join(problems[:3]))
+            self._migrate(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(_unreadable(self.path, exc)) from None
+        except StoreError:
+            conn.close()
+            raise
+        if str(mode).lower() != "wal":
+            # e.g. a network file system without shared memory: still durable, less concurrent
+            conn.execute("PRAGMA journal_mode=DELETE")
+        return conn
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the match database {self.path} was written by a newer ducktable (schema "
+                f"{version}, this one reads up to {SCHEMA_VERSION}); upgrade ducktable"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            while version < SCHEMA_VERSION:
+                MIGRATIONS[version](conn)
+                version += 1
+            conn.execute(f"PRAGMA user_version={int(version)}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        """Close the database (idempotent). Later calls raise :class:`StoreError`."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            self._cache.clear()
+        with self._changed:
+            self._generation += 1
+            self._changed.notify_all()
+
+    def __enter__(self) -> MatchStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- low-level helpers ---------------------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError("the match store is closed; open it again")
+        return self._conn
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self.conn
+            try:
+                yield conn
+            except sqlite3.Error as exc:
+                raise StoreError(_unreadable(self.path, exc)) from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: everything or nothing, durable once the block returns."""
+        with self._lock:
+            conn = self.conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(_unwritable(self.path, exc)) from None
+            try:
+                yield conn
+                conn.execute("COMMIT")
+                self._cache.update(self._pending)  # only states whose events are on disk
+            except BaseException as exc:
+                for match_id in self._pending:
+                    self._cache.pop(match_id, None)
+                with suppress(sqlite3.Error):  # already gone: nothing was written either way
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(_unwritable(self.path, exc)) from None
+                raise
+            finally:
+                self._pending.clear()
+        with self._changed:
+            self._generation += 1
+            self._changed.notify_all()
+
+    def _row(self, conn: sqlite3.Connection, match_id: int) -> tuple[Any, ...]:
+        row = conn.execute(
+            "SELECT id, game, options, players, observer, name, created, finished, seq,"
+            " (SELECT COUNT(*) FROM events WHERE match_id = m.id) FROM matches m WHERE id = ?",
+            (_match_id(match_id),),
+        ).fetchone()
+        if row is None:
+            raise StoreError(
+                f"there is no match {match_id}; list the matches with `ducktable show`"
+            )
+        return tuple(row)
+
+    def _seq(self, conn: sqlite3.Connection, match_id: int) -> int:
+        row = conn.execute(
+            "SELECT seq FROM matches WHERE id = ?", (_match_id(match_id),)
+        ).fetchone()
+        if row is None:
+            raise StoreError(
+                f"there is no match {match_id}; list the matches with `ducktable show`"
+            )
+        return int(row[0])
+
+    def _game(self, info: MatchInfo) -> Game:
+        try:
+            return registry.make_game(info.game, info.options)
+        except RulesError as exc:
+            raise StoreError(f"match {info.id} cannot be opened: {exc}") from None
+
+    def _cached_state(self, conn: sqlite3.Connection, match_id: int) -> State:
+        """The current state of a match (not a copy: callers clone before changing it)."""
+        seq = self._seq(conn, match_id)
+        cached = self._cache.get(match_id)
+        if cached is not None and cached[0] == seq:
+            return cached[1]
+        info = _info(self._row(conn, match_id))
+        events = self._load_events(conn, match_id)
+        try:
+            state = replay(self._game(info), info.players, events, observer=info.observer)
+        except IllegalEvent as exc:
+            raise StoreError(
+                f"match {match_id} no longer replays: {exc}; export it with `ducktable export "
+                f"{match_id}` to inspect the log, then undo or correct that event"
+            ) from None
+        except RulesError as exc:
+            raise StoreError(f"match {match_id} cannot be replayed: {exc}") from None
+        self._cache[match_id] = (seq, state)
+        return state
+
+    def _load_events(self, conn: sqlite3.Connection, match_id: int) -> list[Event]:
+        events = []
+        for idx, body in conn.execute(
+            "SELECT idx, body FROM events WHERE match_id = ? ORDER BY idx", (match_id,)
+        ):
+            try:
+                events.append(Event.from_json(body))
+            except BadEvent as exc:
+                raise StoreError(
+                    f"event #{idx} of match {match_id} is damaged in the database ({exc}); "
+                    "undo it or correct it"
+                ) from None
+        return events
+
+    def _audit(
+        self,
+        conn: sqlite3.Connection,
+        match_id: int,
+        seq: int,
+        action: str,
+        index: int | None = None,
+        event: Event | None = None,
+        previous: str | None = None,
+        reason: str = "",
+    ) -> None:
+        conn.execute(
+            "INSERT INTO audit (match_id, seq, time, action, idx, event, previous, reason)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (match_id, seq, _now(), action, index,
+             event.dumps() if event is not None else None, previous, reason),
+        )
+
+    def _bump(self, conn: sqlite3.Connection, match_id: int, state: State | None) -> int:
+        """Advance the match's ``seq`` (and its finished flag when the state is known)."""
+        if state is None:
+            conn.execute("UPDATE matches SET seq = seq + 1 WHERE id = ?", (match_id,))
+        else:
+            conn.execute(
+                "UPDATE matches SET seq = seq + 1, finished = ? WHERE id = ?",
+                (int(state.is_over()), match_id),
+            )
+        return self._seq(conn, match_id)
+
+    # -- matches ---------------------------------------------------------------------------
+    def create_match(
+        self,
+        game: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+        *,
+        observer: bool = False,
+        name: str = "",
+    ) -> MatchInfo:
+        """Start a new match with no events. Unknown games, options or seat lists are refused."""
+        return self.record_match(game, players, options, observer=observer, name=name)
+
+    def record_match(
+        self,
+        game: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+        events: Sequence[Event] = (),
+        *,
+        observer: bool = False,
+        name: str = "",
+        created: str = "",
+        action: str = "import",
+    ) -> MatchInfo:
+        """Store a whole match at once (an import or a simulation) in one transaction.
+
+        The events must replay from the start; otherwise a :class:`StoreError` names the
+        first refused one and nothing is stored.
+        """
+        players = [str(p) for p in players]
+        try:
+            engine = registry.make_game(game, dict(options or {}))
+            state = engine.new_state(players, observer=observer)
+        except RulesError as exc:
+            raise StoreError(f"cannot start a {game!r} match: {exc}") from None
+        for index, event in enumerate(events):
+            verdict = state.apply(event)
+            if not verdict.ok:
+                raise StoreError(f"event #{index} is refused: {verdict}; nothing was stored")
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO matches (game, options, players, observer, name, created, seq,"
+                " finished) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
+                (game, json.dumps(engine.options, sort_keys=True), json.dumps(players),
+                 int(observer), name, created or _now(seconds=True), int(state.is_over())),
+            )
+            match_id = int(cur.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO events (match_id, idx, body) VALUES (?, ?, ?)",
+                [(match_id, i, e.dumps()) for i, e in enumerate(events)],
+            )
+            if events:
+                seq = self._bump(conn, match_id, state)
+                self._audit(conn, match_id, seq, action,
+                            reason=f"{len(events)} events")
+            else:
+                self._audit(conn, match_id, 0, "create")
+            info = _info(self._row(conn, match_id))
+            self._pending[match_id] = (self._seq(conn, match_id), state)
+        return info
+
+    def list_matches(self) -> list[MatchInfo]:
+        """Every match, newest first."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT id, game, options, players, observer, name, created, finished, seq,"
+                " (SELECT COUNT(*) FROM events WHERE match_id = m.id) FROM matches m"
+                " ORDER BY id DESC"
+            ).fetchall()
+        return [_info(row) for row in rows]
+
+    def match(self, match_id: int) -> MatchInfo:
+        with self._read() as conn:
+            return _info(self._row(conn, match_id))
+
+    def events(self, match_id: int) -> list[Event]:
+        """The live log (undone events excluded, corrections applied), oldest first."""
+        with self._read() as conn:
+            self._seq(conn, match_id)  # unknown match -> StoreError
+            return self._load_events(conn, match_id)
+
+    def state(self, match_id: int) -> State:
+        """The match's current state: a private copy the caller may change freely."""
+        with self._read() as conn:
+            return self._cached_state(conn, match_id).clone()
+
+    def seq(self, match_id: int) -> int:
+        """The match's change counter: it grows on every submit, undo and correction."""
+        with self._read() as conn:
+            return self._seq(conn, match_id)
+
+    def wait_for_change(self, match_id: int, after_seq: int, timeout: float) -> int:
+        """Block until the match's ``seq`` exceeds ``after_seq`` or ``timeout`` seconds pass.
+
+        Returns the current ``seq`` (equal to ``after_seq`` on a timeout). Changes made by this
+        store wake the waiter at once; changes by other processes are seen within
+        ``WAIT_POLL_S``.
+        """
+        deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            with self._changed:
+                generation = self._generation
+            current = self.seq(match_id)
+            remaining = deadline - time.monotonic()
+            if current > after_seq or remaining <= 0:
+                return current
+            with self._changed:
+                if self._generation == generation:
+                    self._changed.wait(min(remaining, WAIT_POLL_S))
+
+    # -- events ----------------------------------------------------------------------------
+    def check(self, match_id: int, event: Event | Mapping[str, Any] | str) -> Verdict:
+        """The dispute check: would ``event`` be legal now? Changes nothing.
+
+        ``event`` may also be its JSON form; unreadable input gets an illegal verdict.
+        """
+        parsed = _as_event(event)
+        if isinstance(parsed, Verdict):
+            return parsed
+        with self._read() as conn:
+            return self._cached_state(conn, match_id).check(parsed)
+
+    def submit(self, match_id: int, event: Event | Mapping[str, Any] | str) -> Verdict:
+        """Check ``event`` and, if legal, append it durably. Returns the verdict.
+
+        A legal verdict is returned only after the event is committed to disk. An illegal one
+        changes nothing.
+        """
+        parsed = _as_event(event)
+        if isinstance(parsed, Verdict):
+            return parsed
+        with self._write() as conn:
+            current = self._cached_state(conn, match_id)
+            candidate = current.clone()
+            verdict = candidate.apply(parsed)
+            if not verdict.ok:
+                return verdict
+            index = len(candidate.history) - 1
+            conn.execute(
+                "INSERT INTO events (match_id, idx, body) VALUES (?, ?, ?)",
+                (match_id, index, parsed.dumps()),
+            )
+            seq = self._bump(conn, match_id, candidate)
+            self._audit(conn, match_id, seq, "submit", index, parsed)
+            self._pending[match_id] = (seq, candidate)
+        return verdict
+
+    def undo(self, match_id: int, reason: str = "") -> Event | None:
+        """Remove the last event of the live log, recording it in the audit trail.
+
+        Returns the removed event, or None when the log is empty (nothing is recorded then).
+        Works even when the log no longer replays, so a damaged last event can be removed.
+        """
+        with self._write() as conn:
+            self._seq(conn, match_id)
+            row = conn.execute(
+                "SELECT idx, body FROM events WHERE match_id = ? ORDER BY idx DESC LIMIT 1",
+                (match_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            index, body = row
+            conn.execute("DELETE FROM events WHERE match_id = ? AND idx = ?", (match_id, index))
+            state = self._replay_rows(conn, match_id)
+            seq = self._bump(conn, match_id, state)
+            self._audit(conn, match_id, seq, "undo", index, None, body, reason)
+            if state is not None:
+                self._pending[match_id] = (seq, state)
+        try:
+            return Event.from_json(body)
+        except BadEvent:
+            return None
+
+    def _replay_rows(self, conn: sqlite3.Connection, match_id: int) -> State | None:
+        """The state of the log as it stands in this transaction, or None if it won't replay."""
+        self._cache.pop(match_id, None)
+        try:
+            return self._cached_state(conn, match_id)
+        except StoreError:
+            return None
+        finally:
+            self._cache.pop(match_id, None)
+
+    def correct(
+        self, match_id: int, index: int, event: Event | Mapping[str, Any] | str, reason: str = ""
+    ) -> Verdict:
+        """Replace event ``#index`` by ``event`` if the whole log still replays; recorded.
+
+        Returns the replacement's verdict, or an illegal verdict naming the first event the
+        replacement would make illegal (then nothing changes).
+        """
+        parsed = _as_event(event)
+        if isinstance(parsed, Verdict):
+            return parsed
+        with self._write() as conn:
+            info = _info(self._row(conn, match_id))
+            events = self._load_events(conn, match_id)
+            if not 0 <= index < len(events):
+                raise StoreError(
+                    f"match {match_id} has no event #{index}; its events are numbered "
+                    f"0..{len(events) - 1}" if events else f"match {match_id} has no events yet"
+                )
+            state = self._game(info).new_state(info.players, observer=info.observer)
+            verdict = Verdict.legal()
+            for i, old in enumerate(events):
+                step = state.apply(parsed if i == index else old)
+                if i == index:
+                    verdict = step
+                    if not step.ok:
+                        return Verdict.illegal(
+                            f"event #{index} cannot be replaced: {step.reason}", *step.rules
+                        )
+                elif not step.ok:
+                    return Verdict.illegal(
+                        f"replacing event #{index} would make event #{i} illegal: {step.reason}",
+                        *step.rules,
+                    )
+            previous = events[index].dumps()
+            conn.execute(
+                "UPDATE events SET body = ? WHERE match_id = ? AND idx = ?",
+                (parsed.dumps(), match_id, index),
+            )
+            seq = self._bump(conn, match_id, state)
+            self._audit(conn, match_id, seq, "correct", index, parsed, previous, reason)
+            self._pending[match_id] = (seq, state)
+        return Verdict(True, f"event #{index} corrected: {verdict.reason}", verdict.rules)
+
+    def audit(self, match_id: int) -> list[dict[str, Any]]:
+        """Every recorded change of the match, oldest first, with its time (ISO-8601, UTC)."""
+        with self._read() as conn:
+            self._seq(conn, match_id)
+            rows = conn.execute(
+                "SELECT seq, time, action, idx, event, previous, reason FROM audit"
+                " WHERE match_id = ? ORDER BY id",
+                (match_id,),
+            ).fetchall()
+        return [
+            {
+                "seq": seq,
+                "time": when,
+                "action": action,
+                "index": idx,
+                "event": _loads_or_text(event),
+                "previous": _loads_or_text(previous),
+                "reason": reason,
+            }
+            for seq, when, action, idx, event, previous, reason in rows
+        ]
+
+    # -- export and import -------------------------------------------------------------------
+    def export_jsonl(self, match_id: int, public: bool = False) -> str:
+        """The match log as JSONL: a header line, then one event per line.
+
+        ``public=True`` removes hidden fields (what an observer could not see); such a log
+        replays as an observer match.
+        """
+        with self._read() as conn:
+            info = _info(self._row(conn, match_id))
+            events = self._load_events(conn, match_id)
+        if public:
+            game = self._game(info)
+            events = [game.public_event(e) for e in events]
+        return dump_match_log(
+            game=info.game,
+            players=info.players,
+            options=info.options,
+            observer=info.observer or public,
+            name=info.name,
+            created=info.created,
+            public=public,
+            events=events,
+        )
+
+    def import_jsonl(self, text: str) -> MatchInfo:
+        """Store a match from its exported log (verified by replaying it first)."""
+        log = parse_match_log(text)
+        try:
+            engine = registry.make_game(log.game, log.options)
+        except RulesError as exc:
+            raise StoreError(f"line 1: {exc}") from None
+        try:
+            replay(engine, log.players, log.events, observer=log.observer)
+        except IllegalEvent as exc:
+            line = log.lines[exc.index] if exc.index is not None else 0
+            raise StoreError(
+                f"line {line}: event #{exc.index} is refused: {exc.verdict}; fix or remove "
+                "that line (nothing was imported)"
+            ) from None
+        except RulesError as exc:
+            raise StoreError(f"line 1: {exc}") from None
+        return self.record_match(
+            log.game,
+            log.players,
+            log.options,
+            log.events,
+            observer=log.observer,
+            name=log.name,
+            created=log.created,
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The JSONL match log format (docs/match-log-format.md)
+# --------------------------------------------------------------------------------------------
+
+
+def dump_match_log(
+    *,
+    game: str,
+    players: Sequence[str],
+    options: Mapping[str, Any],
+    events: Sequence[Event],
+    observer: bool = False,
+    name: str = "",
+    created: str = "",
+    public: bool = False,
+) -> str:
+    """Write a match log: the header line, then one compact event JSON per line."""
+    header = {
+        "format": LOG_FORMAT,
+        "version": LOG_FORMAT_VERSION,
+        "game": game,
+        "players": list(players),
+        "options": dict(options),
+        "observer": observer,
+        "public": public,
+        "name": name,
+        "created": created,
+        "events": len(events),
+    }
+    lines = [json.dumps(header, sort_keys=True, separators=(",", ":"))]
+    lines.extend(e.dumps() for e in events)
+    return "\n".join(lines) + "\n"
+
+
+def parse_match_log(
+    text: str,
+    *,
+    game: str | None = None,
+    players: Sequence[str] | None = None,
+    options: Mapping[str, Any] | None = None,
+    observer: bool | None = None,
+) -> MatchLog:
+    """Read a match log, raising :class:`StoreError` with the line number of any problem.
+
+    A file without a header line (just events) is accepted when ``game`` and ``players`` are
+    given; given values also override the header's.
+    """
+    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    header: dict[str, Any] = {}
+    if numbered:
+        first_line, first = numbered[0]
+        try:
+            obj = json.loads(first)
+        except json.JSONDecodeError as exc:
+            raise StoreError(
+                f"line {first_line}: not valid JSON ({exc.msg}); a match log starts with a "
+                f'header line like {{"format": "{LOG_FORMAT}", "version": 1, ...}}'
+            ) from None
+        if isinstance(obj, dict) and "format" in obj:
+            header = _check_header(obj, first_line)
+            numbered = numbered[1:]
+    if not header and (game is None or players is None):
+        raise StoreError(
+            f"line 1: a match log must start with a header line "
+            f'{{"format": "{LOG_FORMAT}", "version": {LOG_FORMAT_VERSION}, "game": ..., '
+            '"players": [...]}; for a file of bare events give the game and the players'
+        )
+    events: list[Event] = []
+    lines: list[int] = []
+    for number, line in numbered:
+        try:
+            events.append(Event.from_json(line))
+        except BadEvent as exc:
+            raise StoreError(f"line {number}: {exc}") from None
+        lines.append(number)
+    expected = header.get("events")
+    if expected is not None and expected != len(events):
+        raise StoreError(
+            f"the header says {expected} events but the file holds {len(events)}; the file "
+            "may be cut short or edited; fix the header's \"events\" count if the edit was "
+            "intended"
+        )
+    return MatchLog(
+        game=game if game is not None else header["game"],
+        players=list(players) if players is not None else list(header["players"]),
+        options=dict(options) if options is not None else dict(header.get("options", {})),
+        observer=observer if observer is not None else bool(header.get("observer", False)),
+        name=str(header.get("name", "")),
+        created=str(header.get("created", "")),
+        public=bool(header.get("public", False)),
+        events=events,
+        lines=lines,
+    )
+
+
+def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
+    if obj.get("format") != LOG_FORMAT:
+        raise StoreError(f"line {line}: 'format' must be {LOG_FORMAT!r}, got {obj['format']!r}")
+    version = obj.get("version")
+    if version != LOG_FORMAT_VERSION:
+        raise StoreError(
+            f"line {line}: match log version {version!r} is not supported (this ducktable "
+            f"reads version {LOG_FORMAT_VERSION}); upgrade ducktable"
+        )
+    if not isinstance(obj.get("game"), str):
+        raise StoreError(f"line {line}: the header needs \"game\": the game's name, e.g. \"duck\"")
+    players = obj.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise StoreError(f"line {line}: the header needs \"players\": a list of names")
+    if not isinstance(obj.get("options", {}), dict):
+        raise StoreError(f"line {line}: the header's \"options\" must be a JSON object")
+    count = obj.get("events")
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool)):
+        raise StoreError(f"line {line}: the header's \"events\" must be a whole number")
+    return obj
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _info(row: Any) -> MatchInfo:
+    mid, game, options, players, observer, name, created, finished, _seq, count = row
+    return MatchInfo(
+        id=int(mid),
+        game=game,
+        options=json.loads(options),
+        players=json.loads(players),
+        observer=bool(observer),
+        name=name,
+        created=created,
+        finished=bool(finished),
+        event_count=int(count),
+    )
+
+
+def _match_id(match_id: Any) -> int:
+    if isinstance(match_id, bool) or not isinstance(match_id, int | str):
+        raise StoreError(f"a match id is a whole number, got {match_id!r}")
+    try:
+        return int(match_id)
+    except ValueError:
+        raise StoreError(f"a match id is a whole number, got {match_id!r}") from None
+
+
+def _as_event(event: Event | Mapping[str, Any] | str) -> Event | Verdict:
+    """An :class:`Event`, or an illegal verdict saying why the input is not one."""
+    if isinstance(event, Event):
+        return event
+    try:
+        return Event.from_json(dict(event) if isinstance(event, Mapping) else event)
+    except BadEvent as exc:
+        return Verdict.illegal(str(exc))
+
+
+def _loads_or_text(body: str | None) -> Any:
+    if body is None:
+        return None
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return body
+
+
+def _now(seconds: bool = False) -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds" if seconds else "milliseconds")
+
+
+def _unreadable(path: Path, exc: sqlite3.Error) -> str:
+    return (
+        f"the match database {path} cannot be read ({exc}); if it is damaged, move it aside "
+        "(e.g. rename it to matches.sqlite3.broken) so a new one is created, and restore a "
+        "backup or re-import exported match logs"
+    )
+
+
+def _unwritable(path: Path, exc: sqlite3.Error) -> str:
+    return (
+        f"could not write to the match database {path} ({exc}); check that the disk has free "
+        "space, the file is writable and no other program holds it locked; nothing was recorded"
+    )
