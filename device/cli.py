@@ -17,6 +17,8 @@ COMMAND_MODULES = (
     "ducktable.device.cli_run",  # run, demo, qr
     "ducktable.device.cli_vision",  # identify, enroll, markers, replay-video
     "ducktable.device.cli_bench",  # bench
+    "ducktable.device.cli_rules",  # rules
+    "ducktable.device.cli_table",  # markers, calibrate, replay-video
 )
 
 

@@ -1,0 +1,27 @@
+"""``ducktable rules`` and docs/rules.md stay in step with the engines' catalogues."""
+
+from __future__ import annotations
+
+import pathlib
+
+from ducktable.device.cli import main
+from ducktable.device.cli_rules import catalogue_markdown
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_rules_command_lists_duck_rules(capsys):
+    assert main(["rules", "duck"]) == 0
+    out = capsys.readouterr().out
+    assert "DUCK-B2" in out and "lifebelt" in out
+
+
+def test_unknown_game_is_a_clear_error(capsys):
+    assert main(["rules", "uno"]) == 2
+    assert "unknown game 'uno'" in capsys.readouterr().err
+
+
+def test_docs_rules_md_is_up_to_date():
+    expected = catalogue_markdown()
+    actual = (ROOT / "docs" / "rules.md").read_text()
+    assert actual == expected, "docs/rules.md is stale: run `ducktable rules --markdown > docs/rules.md`"
