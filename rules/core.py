@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 EVENT_FORMAT_VERSION = 1
-"""Version of the JSON form of an event (docs/event-format.md). Bump on incompatible change."""
+"""Version of the JSON form of an event (docs/match-log-format.md). Bump on incompatible change."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ def play_form(cards: Sequence[str]) -> tuple[str | None, Verdict]:
     if steps == {1} or steps == {-1}:
         direction = "ascending" if steps == {1} else "descending"
         return "run", Verdict.legal(
-            f"a {direction} run {values[0]}..{values[-1]}", "DUCK-A2", "DUCK-A3"
+            f"an {direction} run {values[0]}..{values[-1]}", "DUCK-A2", "DUCK-A3"
         )
     return None, Verdict.illegal(
         f"{'-'.join(map(str, values))} is not a run: a run is consecutive numbers laid in "

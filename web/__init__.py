@@ -6,6 +6,8 @@ tokens and the error pages wire themselves in with ``init_app(app)``.
 
 Configuration keys (all optional; the run loop passes the real ones):
 
+``INSTANCE_PATH`` the folder for files the app keeps itself (default: the data folder)
+
 ``DATABASE``      path of the match database (default: the instance folder's matches.sqlite3)
 ``STORE``         an already open match store to use instead of ``DATABASE``
 ``TABLE_PIN``     the PIN every change needs (default: a random one, logged at start)
@@ -37,7 +39,9 @@ LIVE_WAIT_S = 0.5
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the web application; ``test_config`` replaces the defaults (tests, run loop)."""
-    app = Flask(__name__, instance_relative_config=True)
+    given = dict(test_config or {})
+    instance = given.pop("INSTANCE_PATH", None) or _default_instance_path()
+    app = Flask(__name__, instance_path=str(Path(instance).resolve()))
     app.config.from_mapping(
         DATABASE=None,
         STORE=None,
@@ -57,23 +61,32 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         CSRF_MAX_AGE_S=12 * 3600,
         TEMPLATES_AUTO_RELOAD=False,
     )
-    if test_config is not None:
-        app.config.update(test_config)
+    app.config.update(given)
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
     _fill_defaults(app)
 
-    from . import auth, csrf, db, errors, helpers
+    from . import auth, csrf, db, errors, headers, present
 
     db.init_app(app)
     auth.init_app(app)
     csrf.init_app(app)
     errors.init_app(app)
-    helpers.init_app(app)
+    present.init_app(app)
+    headers.init_app(app)
 
     from . import dispute, entry, history, join, party, scoreboard, setup
 
     for module in (scoreboard, setup, entry, dispute, history, party, join, auth):
         app.register_blueprint(module.bp)
     return app
+
+
+def _default_instance_path() -> str:
+    """The data folder (``$DUCKTABLE_DATA`` or the default); created only when needed."""
+    from ducktable.device.paths import ENV_VAR, default_data_dir
+
+    return os.environ.get(ENV_VAR) or str(default_data_dir())
 
 
 def _fill_defaults(app: Flask) -> None:

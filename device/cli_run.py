@@ -1,0 +1,301 @@
+"""``ducktable run``, ``ducktable demo`` and ``ducktable qr``: the appliance's commands.
+
+``run`` is what systemd starts on the Pi: camera, referee, store, scoreboard and cues in one
+process. ``demo`` is the same process on a synthetic table where bots play (the README's
+first command): open http://127.0.0.1:8000 to watch. ``qr`` prints the scoreboard's address
+as a QR code in the terminal, for phones to scan.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import logging
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ducktable.rules.core import Event, RulesError, State, Verdict
+from ducktable.rules.registry import game_class, game_names
+
+from . import paths
+from .cli import UserError
+from .config import CameraConfig, Config, CueConfig, config_path, load_config
+from .store import MatchInfo, MatchStore, StoreError
+
+log = logging.getLogger("ducktable")
+
+DEMO_HOST = "127.0.0.1"
+DEMO_PORT = 8000
+
+
+def register(sub: Any) -> None:
+    run = sub.add_parser("run", help="run the table: camera, referee, scoreboard and cues")
+    run.add_argument("--config", help="settings file (default: $DUCKTABLE_CONFIG, "
+                     "/etc/ducktable/ducktable.toml, or ducktable.toml in the data folder)")
+    run.add_argument("--host", help="address to serve on (default from the settings: 0.0.0.0)")
+    run.add_argument("--port", type=_port, help="port to serve on (default 8000)")
+    run.add_argument("--no-camera", action="store_true",
+                     help="no camera: phones enter the events by hand")
+    _data_dir_option(run)
+    run.set_defaults(func=cmd_run)
+
+    demo = sub.add_parser(
+        "demo", help="a synthetic table: bots play at a watchable pace; scoreboard on "
+        f"http://{DEMO_HOST}:{DEMO_PORT}/"
+    )
+    demo.add_argument("--game", default="duck", help="game the bots play (default: duck)")
+    demo.add_argument("--pace", type=_pace, default=1.0,
+                      help="seconds between events (default 1.0)")
+    demo.add_argument("--host", default=DEMO_HOST, help=f"address to serve on ({DEMO_HOST})")
+    demo.add_argument("--port", type=_port, default=DEMO_PORT, help=f"port ({DEMO_PORT})")
+    demo.add_argument("--players", type=int, help="number of bots (default 4, within the game's range)")
+    demo.add_argument("--seed", type=int, help="random seed, for a repeatable demo")
+    demo.add_argument("--matches", type=int, default=0,
+                      help="stop after this many matches (default 0: play on until stopped)")
+    demo.add_argument("--no-browser-needed", action="store_true",
+                      help="also print every event and the scores in this terminal")
+    demo.add_argument("--config", help="settings file (only its [cues] and [table] are used)")
+    _data_dir_option(demo, "(default: a temporary folder, removed at the end)")
+    demo.set_defaults(func=cmd_demo)
+
+    qr = sub.add_parser("qr", help="print the scoreboard's address as a QR code")
+    qr.add_argument("--url", help="the address to encode (default: worked out from the settings)")
+    qr.add_argument("--port", type=_port, help="the scoreboard's port (default 8000)")
+    qr.add_argument("--config", help="settings file")
+    qr.add_argument("--invert", action="store_true", help="for terminals with a light background")
+    _data_dir_option(qr)
+    qr.set_defaults(func=cmd_qr)
+
+
+def _data_dir_option(parser: argparse.ArgumentParser, extra: str = "") -> None:
+    # SUPPRESS keeps `ducktable --data-dir X run` working: the sub-command's default must not
+    # overwrite the value given before the command name.
+    parser.add_argument("--data-dir", default=argparse.SUPPRESS,
+                        help=f"where matches and settings are kept {extra}".strip())
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a number 1-65535, not {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number 1-65535, not {port}")
+    return port
+
+
+def _pace(text: str) -> float:
+    try:
+        pace = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the pace is seconds, e.g. 1.5, not {text!r}") from None
+    if not 0 <= pace <= 60:
+        raise argparse.ArgumentTypeError("the pace must be between 0 and 60 seconds")
+    return pace
+
+
+def _logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="ducktable: %(message)s", stream=sys.stderr)
+    logging.getLogger("waitress").setLevel(logging.WARNING)
+
+
+# --------------------------------------------------------------------------------------------
+# Building the parts
+# --------------------------------------------------------------------------------------------
+
+
+def build_cues(config: CueConfig, force_mock: bool = False) -> Any:
+    """The cue player for the configured pins (None when disabled)."""
+    if not config.enabled:
+        return None
+    from .cues import CueBoard, CueError, Cues, choose_pin_factory
+
+    try:
+        factory = choose_pin_factory("mock" if force_mock else config.pin_factory)
+        board = CueBoard(
+            config.seat_leds,
+            config.status_led,
+            config.buzzer,
+            quack_buttons=config.quack_buttons,
+            score_button=config.score_button,
+            pin_factory=factory,
+        )
+    except CueError as exc:
+        raise UserError(f"{exc}; fix the [cues] pins in the settings or set enabled = false")
+    return Cues(board)
+
+
+def load_reader(camera: CameraConfig, data_dir: Path) -> Any | None:
+    """The frame -> events reader named in the settings, or None when it is not installed."""
+    module_name, _, func_name = camera.reader.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            log.warning("camera reading (%s) is not installed; phones enter the events by hand",
+                        module_name)
+            return None
+        raise
+    factory = getattr(module, func_name, None)
+    if factory is None:
+        raise UserError(f"[camera] reader: {module_name} has no {func_name}(); check the setting")
+    return factory(camera, data_dir)
+
+
+def camera_producer(camera: CameraConfig, data_dir: Path) -> Any | None:
+    from .runloop import CameraProducer
+
+    reader = load_reader(camera, data_dir)
+    if reader is None:
+        return None
+    from .camera import open_source
+
+    return CameraProducer(lambda: open_source(camera.source, **camera.options), reader)
+
+
+def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
+    return {
+        "INSTANCE_PATH": str(data_dir),
+        "TABLE_PIN": config.table.pin or None,
+        "PIN_FILE": str(data_dir / "table-pin"),
+        "SECRET_KEY_FILE": str(data_dir / "secret-key"),
+        "PARTY_FILE": str(data_dir / "party.json"),
+    }
+
+
+def open_store(data_dir: Path) -> MatchStore:
+    try:
+        return MatchStore(data_dir / paths.DATABASE_NAME)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+
+
+def start_appliance(appliance: Any, banner: Callable[[], None]) -> int:
+    try:
+        return int(appliance.run_until_signal(on_started=banner))
+    except OSError as exc:
+        raise UserError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------------------------
+# The commands
+# --------------------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .runloop import Appliance
+
+    _logging()
+    data_dir = paths.data_dir(getattr(args, "data_dir", None))
+    config = load_config(config_path(args.config, data_dir))
+    host = args.host or config.server.host
+    port = args.port or config.server.port
+    producers = []
+    if config.camera.enabled and not args.no_camera:
+        producer = camera_producer(config.camera, data_dir)
+        if producer is not None:
+            producers.append(producer)
+    store = open_store(data_dir)
+    try:
+        appliance = Appliance(
+            store, web_settings(config, data_dir), host=host, port=port,
+            threads=config.server.threads, producers=producers,
+            cues=build_cues(config.cues), public=config.server.public_url,
+        )
+    except OSError as exc:
+        store.close()
+        raise UserError(str(exc)) from None
+
+    def banner() -> None:
+        print(f"ducktable: scoreboard on {appliance.url}  (table PIN {appliance.pin})",
+              flush=True)
+
+    return start_appliance(appliance, banner)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import DemoTable, demo_players
+    from .runloop import Appliance
+
+    _logging()
+    if args.game not in game_names():
+        raise UserError(f"unknown game {args.game!r}; choose one of {', '.join(game_names())}")
+    try:
+        players = demo_players(args.game, args.players)
+    except RulesError as exc:
+        raise UserError(str(exc)) from None
+    given = getattr(args, "data_dir", None)
+    temporary = None if given else tempfile.TemporaryDirectory(prefix="ducktable-demo-")
+    data_dir = paths.data_dir(given if given else temporary.name)  # type: ignore[union-attr]
+    config = load_config(args.config) if args.config else Config()
+    on_event = print_event if args.no_browser_needed else None
+    table = DemoTable(args.game, players=players, pace=args.pace, seed=args.seed,
+                      matches=args.matches, on_event=on_event)
+    store = open_store(data_dir)
+    try:
+        appliance = Appliance(
+            store, web_settings(config, data_dir), host=args.host, port=args.port,
+            producers=[table], cues=build_cues(config.cues, force_mock=args.config is None),
+        )
+    except OSError as exc:
+        store.close()
+        raise UserError(str(exc)) from None
+    title = game_class(args.game).title or args.game
+
+    def banner() -> None:
+        print(
+            f"ducktable demo: {len(players)} bots play {title}, one event every {args.pace:g} s\n"
+            f"  scoreboard: {appliance.url}   table PIN: {appliance.pin}   (Ctrl+C stops)",
+            flush=True,
+        )
+
+    try:
+        return start_appliance(appliance, banner)
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+
+
+def print_event(info: MatchInfo, state: State, event: Event, verdict: Verdict) -> None:
+    """The terminal scoreboard of ``demo --no-browser-needed``: one line per event."""
+    who = info.players[event.seat] if event.seat is not None else "table"
+    shown = state.game.public_event(event)
+    data = " ".join(f"{k}={_short(v)}" for k, v in shown.data.items())
+    scores = "  ".join(f"{name} {score}" for name, score in zip(info.players, state.scores(),
+                                                                  strict=False))
+    line = f"#{len(state.history) - 1:<3} {who:>6} {event.type:<7} {data}"
+    print(f"{line[:60]:<60} | {scores}", flush=True)
+    if state.is_over():
+        winners = ", ".join(info.players[w] for w in state.winners())
+        print(f"match {info.id} over: {winners} won", flush=True)
+
+
+def _short(value: Any) -> str:
+    """``["a", None]`` -> ``a,-``; per-seat lists of lists -> ``a,b/c``."""
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        return "/".join(_short(v) for v in value)
+    if isinstance(value, list):
+        return ",".join(_short(v) for v in value) if value else "[]"
+    return "-" if value is None else str(value)
+
+
+def cmd_qr(args: argparse.Namespace) -> int:
+    import qrcode
+
+    from .runloop import public_url
+
+    data_dir = paths.data_dir(getattr(args, "data_dir", None))
+    config = load_config(config_path(args.config, data_dir))
+    url = args.url or public_url(
+        config.server.host, args.port or config.server.port, config.server.public_url
+    )
+    code = qrcode.QRCode(border=2)
+    code.add_data(url)
+    out = io.StringIO()
+    code.print_ascii(out=out, tty=False, invert=args.invert)
+    print(out.getvalue() + url)
+    return 0

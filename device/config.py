@@ -1,0 +1,198 @@
+"""The appliance's settings, read from a TOML file: server, table PIN, cue pins, camera.
+
+Why this module exists: the Pi is set up once by editing one small file
+(``/etc/ducktable/ducktable.toml`` when installed with systemd/install.sh), and every mistake
+in it must be reported as one line naming the file, the setting and what is allowed, never as
+a traceback. Every setting has a default, so no file at all is a valid configuration.
+
+Which file: ``--config``, else ``$DUCKTABLE_CONFIG``, else ``/etc/ducktable/ducktable.toml``,
+else ``ducktable.toml`` in the data folder; the first that is given or exists wins.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .cli import UserError
+
+ENV_VAR = "DUCKTABLE_CONFIG"
+SYSTEM_PATH = Path("/etc/ducktable/ducktable.toml")
+FILE_NAME = "ducktable.toml"
+
+
+class ConfigError(UserError):
+    """A configuration file that cannot be used; the message names the file and setting."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "0.0.0.0"
+    port: int = 8000
+    threads: int = 48
+    """Worker threads: each phone watching the live scoreboard holds one."""
+    public_url: str = ""
+    """The scoreboard address for the QR code; empty = worked out from the network address."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    pin: str = ""
+    """The table PIN (4-8 digits); empty = a random PIN per start, shown on the console."""
+    game: str = "duck"
+
+
+@dataclass(frozen=True)
+class CueConfig:
+    enabled: bool = True
+    pin_factory: str = "auto"  # auto | mock | pi
+    seat_leds: tuple[int | str, ...] = (5, 6, 13, 19, 26, 12)
+    status_led: int | str = 20
+    buzzer: int | str = 21
+    quack_buttons: tuple[int | str, ...] = ()
+    score_button: int | str | None = None
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    enabled: bool = True
+    source: str = "picamera"
+    reader: str = "ducktable.vision.reader:make_table_reader"
+    """``module:function`` building the frame -> events reader (see device/runloop.py)."""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    server: ServerConfig = field(default_factory=ServerConfig)
+    table: TableConfig = field(default_factory=TableConfig)
+    cues: CueConfig = field(default_factory=CueConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    path: Path | None = None
+    """The file it was read from (None: built-in defaults)."""
+
+
+def config_path(explicit: str | os.PathLike[str] | None, data_dir: Path | None) -> Path | None:
+    """The configuration file to read, or None for the built-in defaults."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    if SYSTEM_PATH.is_file():
+        return SYSTEM_PATH
+    if data_dir is not None and (data_dir / FILE_NAME).is_file():
+        return data_dir / FILE_NAME
+    return None
+
+
+def load_config(path: str | os.PathLike[str] | None) -> Config:
+    """Read ``path`` (None: defaults); :class:`ConfigError` says what is wrong and where."""
+    if path is None:
+        return Config()
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            raw = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"the configuration file {path} does not exist; create it (see "
+            "systemd/ducktable.toml for an example) or leave --config out for the defaults"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    return parse_config(raw, path)
+
+
+def parse_config(raw: Mapping[str, Any], path: Path | None = None) -> Config:
+    where = str(path) if path is not None else "the configuration"
+    sections = {"server": ServerConfig, "table": TableConfig, "cues": CueConfig,
+                "camera": CameraConfig}
+    unknown = set(raw) - set(sections)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown section(s) {sorted(unknown)}; allowed: {sorted(sections)}"
+        )
+    built: dict[str, Any] = {}
+    for name, cls in sections.items():
+        table = raw.get(name, {})
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where}: [{name}] must be a table of settings")
+        built[name] = _section(cls, name, table, where)
+    config = Config(**built, path=path)
+    _check(config, where)
+    return config
+
+
+def _section(cls: type, name: str, table: Mapping[str, Any], where: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    unknown = set(table) - set(known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: [{name}] has unknown setting(s) {sorted(unknown)}; "
+            f"allowed: {sorted(known)}"
+        )
+    values: dict[str, Any] = {}
+    defaults = cls()
+    for key, value in table.items():
+        default = getattr(defaults, key)
+        values[key] = _coerce(f"[{name}] {key}", value, default, where)
+    return cls(**values)
+
+
+def _coerce(what: str, value: Any, default: Any, where: str) -> Any:
+    def bad(expected: str) -> ConfigError:
+        return ConfigError(f"{where}: {what} must be {expected}, got {value!r}")
+
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(_is_pin(v) for v in value):
+            raise bad("a list of GPIO pins (numbers such as 17, or names such as \"GPIO17\")")
+        return tuple(value)
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise bad("a table of settings")
+        return dict(value)
+    if what.endswith(("status_led", "buzzer", "score_button")):
+        if not _is_pin(value):
+            raise bad("a GPIO pin (a number such as 17, or a name such as \"GPIO17\")")
+        return value
+    if isinstance(default, int):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise bad("a whole number")
+        return value
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise bad("text in quotes")
+        return value
+    return value
+
+
+def _is_pin(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool) and value >= 0) or (
+        isinstance(value, str) and bool(value.strip())
+    )
+
+
+def _check(config: Config, where: str) -> None:
+    if not 1 <= config.server.port <= 65535:
+        raise ConfigError(f"{where}: [server] port must be 1 to 65535, got {config.server.port}")
+    if not 1 <= config.server.threads <= 512:
+        raise ConfigError(f"{where}: [server] threads must be 1 to 512")
+    pin = config.table.pin
+    if pin and not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 8):
+        raise ConfigError(f"{where}: [table] pin must be 4 to 8 digits in quotes, e.g. \"4821\"")
+    if config.cues.pin_factory not in ("auto", "mock", "pi"):
+        raise ConfigError(f"{where}: [cues] pin_factory must be \"auto\", \"mock\" or \"pi\"")
+    if not config.cues.seat_leds:
+        raise ConfigError(f"{where}: [cues] seat_leds needs at least one pin")
+    if ":" not in config.camera.reader:
+        raise ConfigError(f"{where}: [camera] reader must look like \"package.module:function\"")

@@ -1,0 +1,217 @@
+"""DUCK events from the settled table: deals, plays, draws, ducks and the round-end reveal.
+
+Why this module exists: the camera sees only public cards, so each DUCK event is recognised
+from what it leaves on the table, following this table convention (told to the players):
+
+- ``seat<N>.discard``: the seat's discard pile; only its top card is read.
+- ``seat<N>.reveal``: the seat's reveal area. A play of several cards is laid out here first,
+  in the order it will be stacked (the card meant to end on top last), then pushed onto the
+  discard pile. A single card may go straight onto the pile. At round end every player spreads
+  their hand here.
+
+From that (DUCK-A1..A5, B1, S1):
+
+- deal: the table was cleared after the last reveal, and now the dealer's pile (or everyone's,
+  option ``starting_face_up``) shows one card and nothing else lies in the seat zones;
+- play: the mover's pile top changes to a card shown in their reveal area (or, with nothing
+  shown, to a single new card); the shown cards are the play, the new top is laid last;
+- draw from a neighbour: that neighbour's top card disappears and the card below shows;
+- draw from the deck: the next player starts their turn (shows cards or changes their pile)
+  while the mover took nothing from a neighbour;
+- duck: others start spreading their hands while the mover's whole hand lies in their reveal
+  area and their pile did not change (a duck called by hand works too);
+- reveal: every seat's reveal area shows as many cards as that seat holds; scored at once.
+
+Pure: stdlib only.
+"""
+
+from __future__ import annotations
+
+from .core import Event, State
+from .duck import DuckState, card_value, play_form
+from .infer_base import Inference, Inferrer
+from .snapshot import seat_zone
+from .stability import StabilityTracker
+
+DISCARD = "discard"
+REVEAL = "reveal"
+ZONE_KINDS = (DISCARD, REVEAL)
+
+
+class DuckInferrer(Inferrer):
+    """Proposes the next DUCK event; remembers cards shown in a reveal area before a play."""
+
+    def __init__(self, min_confidence: float = 0.5) -> None:
+        super().__init__(min_confidence)
+        self._staged: dict[int, tuple[str, ...]] = {}
+        self._cleared = True  # the table starts empty
+
+    # -- reading helpers --------------------------------------------------------------------
+    @staticmethod
+    def _top(table: StabilityTracker, seat: int) -> str | None:
+        labels = table.labels(seat_zone(seat, DISCARD))
+        return labels[-1] if labels else None
+
+    @staticmethod
+    def _shown(table: StabilityTracker, seat: int) -> tuple[str, ...]:
+        return table.labels(seat_zone(seat, REVEAL))
+
+    @staticmethod
+    def _ts(table: StabilityTracker, *zones: str) -> int:
+        return max(table.settled(z).first_seen_ts for z in zones)
+
+    def _inference(self, table: StabilityTracker, event: Event, zones: list[str], why: str,
+                   doubt: str = "") -> Inference:
+        sure, problem = self.sure(table, zones)
+        ts = self._ts(table, *zones)
+        stamped = Event(event.type, event.seat, event.data, ts, "camera")
+        if doubt or not sure:
+            return Inference(stamped, False, doubt or problem)
+        return Inference(stamped, True, why)
+
+    # -- the protocol ------------------------------------------------------------------------
+    def applied(self, state: State, event: Event) -> None:
+        if event.type == "play" and event.seat is not None:
+            self._staged.pop(event.seat, None)
+        if event.type in ("deal", "reveal"):
+            self._staged.clear()
+        if event.type == "reveal":
+            self._cleared = False
+
+    def _remember_shown(self, state: DuckState, table: StabilityTracker) -> None:
+        """Keep what each seat lays out before it reaches their pile (a play may be shown
+        while the previous player's draw is still being worked out)."""
+        for s, seat in enumerate(state.seats):
+            shown = self._shown(table, s)
+            if shown and self._top(table, s) == (seat.pile[-1] if seat.pile else None):
+                self._staged[s] = shown
+
+    def propose(self, state: State, table: StabilityTracker) -> Inference | None:
+        assert isinstance(state, DuckState)
+        if state.is_over():
+            return None
+        if state.phase in ("play", "draw"):
+            self._remember_shown(state, table)
+        if state.phase == "deal":
+            return self._deal(state, table)
+        if state.phase == "play":
+            return self._play_or_duck(state, table)
+        if state.phase == "draw":
+            return self._draw(state, table)
+        return self._reveal(state, table)
+
+    # -- one method per event ------------------------------------------------------------------
+    def _deal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
+        seats = range(state.num_players)
+        if not self._cleared:
+            if any(self._top(table, s) or self._shown(table, s) for s in seats):
+                return None
+            self._cleared = True
+        everyone = state.game.options["starting_face_up"] == "everyone"
+        face_up: list[str | None] = []
+        for s in seats:
+            top = self._top(table, s)
+            wanted = everyone or s == state.dealer
+            if self._shown(table, s) or (top is None) == wanted:
+                return None
+            if len(table.labels(seat_zone(s, DISCARD))) > 1:
+                return None
+            face_up.append(top)
+        zones = [seat_zone(s, DISCARD) for s in seats if face_up[s] is not None]
+        return self._inference(table, Event("deal", None, {"face_up": face_up}), zones,
+                               "the start card is on the dealer's pile")
+
+    def _play_or_duck(self, state: DuckState, table: StabilityTracker) -> Inference | None:
+        t = state.turn
+        seat = state.seats[t]
+        shown = self._shown(table, t)
+        top = self._top(table, t)
+        expected = seat.pile[-1] if seat.pile else None
+        pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
+        if top != expected and top is not None and not shown:
+            staged = self._staged.get(t)
+            if staged is None:
+                return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],
+                                       f"{top} went straight onto the pile")
+            cards, doubt = _stack_order(staged, top)
+            return self._inference(table, Event("play", t, {"cards": cards}),
+                                   [pile_zone, reveal_zone], "the shown cards went onto the pile",
+                                   doubt)
+        others_show = any(self._shown(table, s) for s in range(state.num_players) if s != t)
+        if others_show and shown and top == expected and len(shown) == seat.hand_count:
+            return self._inference(table, Event("duck", t), [reveal_zone],
+                                   "the whole hand is shown and the others show theirs")
+        return None
+
+    def _draw(self, state: DuckState, table: StabilityTracker) -> Inference | None:
+        t = state.turn
+        taken: list[tuple[str, int]] = []
+        look_alike: list[str] = []
+        for source, neighbour in (("left", state.left(t)), ("right", state.right(t))):
+            pile = state.seats[neighbour].pile
+            if not pile:
+                continue
+            below = pile[-2] if len(pile) > 1 else None
+            if below == pile[-1]:
+                look_alike.append(source)
+            if self._top(table, neighbour) != pile[-1] and self._top(table, neighbour) == below:
+                taken.append((source, neighbour))
+        if len(taken) == 1:
+            source, neighbour = taken[0]
+            return self._inference(table, Event("draw", t, {"source": source}),
+                                   [seat_zone(neighbour, DISCARD)],
+                                   f"the top of the {source} neighbour's pile was taken")
+        if len(taken) > 1:
+            zones = [seat_zone(n, DISCARD) for _, n in taken]
+            return self._inference(table, Event("draw", t, {"source": taken[0][0]}), zones, "",
+                                   "both neighbours' piles changed at once")
+        following = state.left(t)
+        nxt = state.seats[following]
+        shows = bool(self._shown(table, following))
+        pile_changed = self._top(table, following) != (nxt.pile[-1] if nxt.pile else None)
+        if not (shows or pile_changed):
+            return None
+        zones = [seat_zone(following, REVEAL), seat_zone(following, DISCARD)]
+        doubt = ""
+        if pile_changed and not shows and nxt.pile:
+            doubt = ("the next player's pile changed without cards shown first: the mover may "
+                     "have taken its top before the next player laid a card on it")
+        elif look_alike:
+            doubt = (f"the {' and '.join(look_alike)} pile has two equal cards on top, so a draw "
+                     "from it cannot be told from a draw from the deck")
+        elif state.draw_count == 0:
+            doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
+        return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
+                               "the next player started and no pile top was taken", doubt)
+
+    def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
+        hands: list[list[str]] = []
+        for s, seat in enumerate(state.seats):
+            shown = list(self._shown(table, s))
+            if len(shown) != seat.hand_count:
+                return None
+            hands.append(shown)
+        zones = [seat_zone(s, REVEAL) for s in range(state.num_players) if hands[s]]
+        return self._inference(table, Event("reveal", None, {"hands": hands}), zones,
+                               "every hand is shown")
+
+
+def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
+    """The play's cards in laying order with ``top`` last, and a doubt if that is not possible.
+
+    A set keeps the shown order with the top moved last (DUCK-A3); a run is laid ascending or
+    descending so that its top is an end (DUCK-A2).
+    """
+    cards = list(shown)
+    if top not in cards:
+        return cards, f"the new top card {top} was not among the cards shown ({', '.join(cards)})"
+    ordered = sorted(cards, key=card_value)
+    form, _ = play_form(ordered)
+    if form == "run":
+        if top == ordered[-1]:
+            return ordered, ""
+        if top == ordered[0]:
+            return ordered[::-1], ""
+        return cards, f"{top} lies in the middle of the run, so it cannot be on top"
+    del cards[len(cards) - 1 - cards[::-1].index(top)]  # the last copy shown is the one on top
+    return [*cards, top], ""

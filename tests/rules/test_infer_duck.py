@@ -1,0 +1,198 @@
+"""DUCK events inferred from hand-made table snapshots (issue 5, part 4).
+
+Each test lays cards as players would (the convention in ``rules/infer_duck.py``), feeds a few
+identical frames through the tracker and checks what the follower applied or holds pending.
+"""
+
+from __future__ import annotations
+
+from ducktable.rules import Event, make_game
+from ducktable.rules.decks import UNKNOWN
+from ducktable.rules.duck import DuckState
+from ducktable.rules.infer_base import TableFollower
+from ducktable.rules.infer_duck import DuckInferrer
+from ducktable.rules.snapshot import TableSnapshot, ZoneRead, seat_zone, snapshot_of
+
+
+class Table:
+    """The physical table of a 3-player DUCK match and a follower watching it."""
+
+    def __init__(self, players: int = 3, **options: object) -> None:
+        state = make_game("duck", dict(options)).new_state(["Ann", "Ben", "Cat", "Dan"][:players],
+                                                           observer=True)
+        assert isinstance(state, DuckState)
+        self.follower = TableFollower(state, DuckInferrer())
+        self.zones: dict[str, list[str] | None] = {
+            seat_zone(s, k): [] for s in range(players) for k in ("discard", "reveal")
+        }
+        self.ts = 0
+
+    @property
+    def state(self) -> DuckState:
+        assert isinstance(self.follower.state, DuckState)
+        return self.follower.state
+
+    def lay(self, frames: int = 5, **zones: list[str] | None) -> list[Event]:
+        """Change some zones (``s1_reveal=[...]``) and show the table for ``frames`` frames."""
+        for key, labels in zones.items():
+            seat, kind = key[1:].split("_")
+            self.zones[seat_zone(int(seat), kind)] = labels
+        applied = []
+        for _ in range(frames):
+            self.ts += 66
+            applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, self.zones)).applied]
+        return applied
+
+    def kinds(self) -> list[tuple[str, int | None, dict]]:
+        return [(i.event.type, i.event.seat, dict(i.event.data)) for i in self.follower.log]
+
+
+SEVENS = ["red-7"] * 3 + ["blue-7"] * 3 + ["yellow-7"]
+ONES = ["blue-1"] * 3 + ["red-1"] * 3 + ["yellow-1"]
+
+
+def dealt() -> Table:
+    table = Table()
+    table.lay(s0_discard=["red-5"])
+    return table
+
+
+def test_DUCK_S1_deal_is_read_from_the_dealers_face_up_card():
+    table = dealt()
+    assert table.kinds() == [("deal", None, {"face_up": ["red-5", None, None]})]
+    event = table.follower.log[0].event
+    assert event.source == "camera" and event.ts == 66
+    assert table.state.turn == 1  # DUCK-S2: left of the dealer starts
+
+
+def test_DUCK_S1_no_deal_while_a_non_dealer_pile_holds_a_card():
+    table = Table()
+    assert table.lay(s0_discard=["red-5"], s2_discard=["blue-1"]) == []
+
+
+def test_DUCK_A1_A3_set_shown_then_stacked_puts_the_pushed_top_last():
+    table = dealt()
+    table.lay(s1_reveal=["blue-3", "red-3", "yellow-3"])
+    assert table.state.phase == "play"  # shown, not yet stacked
+    applied = table.lay(s1_reveal=[], s1_discard=["red-3"])
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["blue-3", "yellow-3", "red-3"])]
+    assert table.state.phase == "draw"
+
+
+def test_DUCK_A2_run_is_ordered_so_the_visible_top_is_its_end():
+    table = dealt()
+    table.lay(s1_reveal=["yellow-4", "yellow-2", "yellow-3"])
+    applied = table.lay(s1_reveal=[], s1_discard=["yellow-2"])
+    assert applied[0].data["cards"] == ["yellow-4", "yellow-3", "yellow-2"]
+
+
+def test_DUCK_A2_run_top_in_the_middle_is_held_for_a_person():
+    table = dealt()
+    table.lay(s1_reveal=["yellow-4", "yellow-2", "yellow-3"])
+    assert table.lay(s1_reveal=[], s1_discard=["yellow-3"]) == []
+    pending = table.follower.pending
+    assert pending is not None and not pending.certain and "middle of the run" in pending.why
+
+
+def test_DUCK_A1_single_card_straight_onto_the_pile():
+    table = dealt()
+    applied = table.lay(s1_discard=["blue-7"])
+    assert [(e.type, e.seat, e.data["cards"]) for e in applied] == [("play", 1, ["blue-7"])]
+
+
+def test_DUCK_A4_taking_a_neighbours_top_card_is_a_draw_from_that_side():
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    applied = table.lay(s0_discard=[])  # seat 1 takes red-5 from seat 0 (its right, DUCK-S2)
+    assert [(e.type, e.data) for e in applied] == [("draw", {"source": "right"})]
+    assert table.state.seats[1].hand["red-5"] == 1  # known to be in that hand now
+
+
+def test_DUCK_A4_deck_draw_is_inferred_when_the_next_player_starts():
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    applied = table.lay(s2_reveal=["red-2", "blue-2"])
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"source": "deck"})]
+    applied = table.lay(s2_reveal=[], s2_discard=["blue-2"])
+    assert [(e.type, e.seat) for e in applied] == [("play", 2)]
+
+
+def test_DUCK_A4_next_pile_changing_without_a_show_is_held_when_it_could_be_a_take():
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])  # deck draw by seat 1 (applied), seat 2 shows a card
+    table.lay(s2_reveal=[], s2_discard=["red-2"])
+    assert table.lay(s0_discard=["blue-1"]) == []  # seat 0 (left of 2) lays onto its own pile
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"source": "deck"}
+    assert "may have taken" in pending.why
+
+
+def test_DUCK_B1_duck_is_seen_when_the_others_show_their_hands():
+    table = dealt()
+    table.lay(s1_reveal=["blue-1", "red-1", "yellow-1", "red-0", "blue-2", "red-2", "yellow-2"])
+    assert table.state.phase == "play"  # shown alone: could still become a play
+    assert table.state.phase == "play"
+    applied = table.lay(s0_reveal=SEVENS, s2_reveal=["blue-6"] * 3 + ["red-6"] * 3 + ["yellow-6"])
+    assert [e.type for e in applied] == ["duck", "reveal"]
+    result = table.state.results[0]
+    assert result.how == "ducked_right" and result.towel_cards[1] == "yellow-2"  # DUCK-B2, E2
+
+
+def test_DUCK_A5_going_out_then_reveal_scores_the_round():
+    table = dealt()
+    table.state.seats[1].hand_count = 3  # a hand worn down to three cards (observer bookkeeping)
+    table.lay(s1_reveal=["blue-4", "red-4", "yellow-4"])
+    table.lay(s1_reveal=[], s1_discard=["red-4"])
+    assert table.state.phase == "reveal"
+    applied = table.lay(s0_reveal=SEVENS, s2_reveal=ONES)
+    assert [e.type for e in applied] == ["reveal"]
+    assert table.state.results[0].how == "out" and table.state.phase == "deal"
+
+
+def test_DUCK_E3_next_deal_waits_until_the_table_was_cleared():
+    table = dealt()
+    table.state.seats[1].hand_count = 1
+    table.lay(s1_discard=["blue-4"])
+    table.lay(s0_reveal=SEVENS, s2_reveal=ONES)
+    assert table.state.round == 1
+    assert table.lay(s0_reveal=[], s2_reveal=[]) == []  # piles still lying there
+    assert table.lay(s0_discard=[], s1_discard=[]) == []
+    applied = table.lay(s1_discard=["yellow-6"])  # round 2: seat 1 deals (DUCK-S2)
+    assert [(e.type, dict(e.data)) for e in applied] == [("deal", {"face_up": [None, "yellow-6", None]})]
+
+
+def test_unrecognised_card_is_held_not_applied():
+    table = dealt()
+    for _ in range(5):
+        table.ts += 66
+        zones = {n: ZoneRead.of(v or []) for n, v in table.zones.items()}
+        zones[seat_zone(1, "discard")] = ZoneRead.of([UNKNOWN], 0.2)
+        table.follower.feed(TableSnapshot(table.ts, zones))
+    assert table.state.phase == "play"
+    assert table.follower.pending is not None and "could not be recognised" in table.follower.pending.why
+
+
+def test_rules_refusal_is_held_with_the_reason():
+    """A play the rules refuse (DUCK-A2: not a run) is never applied; the reason is kept."""
+    table = dealt()
+    table.lay(s1_reveal=["yellow-4", "blue-2"])
+    assert table.lay(s1_reveal=[], s1_discard=["blue-2"]) == []
+    assert "rules refuse" in table.follower.pending.why
+
+
+def test_confirming_a_pending_event_applies_it_and_following_continues():
+    table = dealt()
+    table.lay(s1_reveal=["yellow-4", "yellow-2", "yellow-3"])
+    table.lay(s1_reveal=[], s1_discard=["yellow-3"])
+    verdict = table.follower.confirm(Event("play", 1, {"cards": ["yellow-2", "yellow-4", "yellow-3"]}))
+    assert not verdict.ok  # still not a run in that order: nothing applied
+    assert table.follower.confirm(Event("play", 1, {"cards": ["yellow-2", "yellow-3", "yellow-4"]})).ok
+    assert table.state.phase == "draw"
+
+
+def test_duck_called_by_hand_is_accepted():
+    table = dealt()
+    assert table.follower.manual(Event("duck", 1)).ok
+    assert table.state.phase == "reveal"
+

@@ -1,0 +1,113 @@
+"""TableSnapshot data and the stability tracker (issue 5, part 3): votes, occlusion, timestamps."""
+
+from __future__ import annotations
+
+import pytest
+from ducktable.rules.decks import UNKNOWN
+from ducktable.rules.snapshot import (
+    HIDDEN,
+    CardRead,
+    TableSnapshot,
+    ZoneRead,
+    middle_zone,
+    parse_zone,
+    seat_zone,
+    snapshot_of,
+)
+from ducktable.rules.stability import StabilityTracker
+
+
+def test_zone_names_round_trip():
+    assert seat_zone(3, "discard") == "seat3.discard"
+    assert parse_zone("seat3.discard") == (3, "discard")
+    assert parse_zone(middle_zone("draw")) == (None, "middle.draw")
+    assert parse_zone("river.7") == (None, "river.7")
+
+
+def test_zone_read_confidence_is_the_least_sure_card():
+    read = ZoneRead((CardRead("red-1", 0.9), CardRead(UNKNOWN, 0.3)))
+    assert read.confidence == 0.3 and read.has_unknown
+    assert ZoneRead().confidence == 1.0 and read.labels == ("red-1", UNKNOWN)
+
+
+def test_snapshot_json_round_trip_keeps_cards_positions_and_cover():
+    snap = TableSnapshot(1234, {"seat0.discard": ZoneRead((CardRead("red-1", 0.75, (10.0, 20.5)),)),
+                                "seat1.reveal": HIDDEN}, frame=7)
+    back = TableSnapshot.from_json(snap.dumps())
+    assert back == snap
+    assert back.labels("seat1.reveal") == () and back.zone("seat9.x") is None
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("{", "not valid JSON"),
+    ('{"ts": 1}', "'zones'"),
+    ('{"ts": "x", "zones": {}}', "whole milliseconds"),
+    ('{"ts": 1, "zones": {"a": {"cards": [{"confidence": 1}]}}}', "'label'"),
+    ('{"v": 9, "ts": 1, "zones": {}}', "version"),
+])
+def test_bad_snapshot_json_is_explained(bad, words):
+    with pytest.raises(ValueError, match=words):
+        TableSnapshot.from_json(bad)
+
+
+def feed(tracker, zones, frames, start=0, step=66):
+    changes = []
+    for i in range(frames):
+        changes += tracker.update(snapshot_of(start + i * step, zones, frame=i))
+    return changes
+
+
+def test_a_change_counts_only_after_enough_agreeing_frames():
+    tracker = StabilityTracker(window=6, needed=4)
+    assert feed(tracker, {"z": ["red-1"]}, 3) == []
+    assert tracker.labels("z") == ()
+    changes = feed(tracker, {"z": ["red-1"]}, 1, start=3 * 66)
+    assert [(c.zone, c.before, c.after) for c in changes] == [("z", (), ("red-1",))]
+    assert changes[0].first_seen_ts == 0 and changes[0].settled_ts == 198
+
+
+def test_single_misreads_do_not_change_the_settled_content():
+    tracker = StabilityTracker(window=6, needed=4)
+    feed(tracker, {"z": ["red-1"]}, 6)
+    reads = ["red-7", "red-1", "blue-1", "red-1", "red-1", "red-7", "red-1"]
+    for i, label in enumerate(reads):
+        assert tracker.update(snapshot_of(1000 + i, {"z": [label]})) == []
+    assert tracker.labels("z") == ("red-1",)
+
+
+def test_covered_frames_neither_confirm_nor_break_a_change():
+    tracker = StabilityTracker(window=6, needed=4)
+    feed(tracker, {"z": ["red-1"]}, 2)
+    feed(tracker, {"z": None}, 10, start=200)  # an arm over the zone for ten frames
+    assert tracker.labels("z") == ()
+    changes = feed(tracker, {"z": ["red-1"]}, 2, start=2000)
+    assert len(changes) == 1 and changes[0].first_seen_ts == 0  # first appearance kept
+
+
+def test_first_seen_timestamp_is_the_first_agreeing_frame():
+    """Grey races are decided on when a card first appeared, not when it settled (GREY-G1)."""
+    tracker = StabilityTracker(window=5, needed=3)
+    tracker.update(snapshot_of(100, {"trick": ["grey-3"]}))
+    tracker.update(snapshot_of(133, {"trick": []}))
+    tracker.update(snapshot_of(166, {"trick": ["grey-3"]}))
+    (change,) = tracker.update(snapshot_of(200, {"trick": ["grey-3"]}))
+    assert change.first_seen_ts == 100 and change.settled_ts == 200
+
+
+def test_zones_missing_from_a_frame_are_not_emptied():
+    tracker = StabilityTracker(window=3, needed=2, initial={"a": ["red-1"]})
+    feed(tracker, {"b": ["blue-2"]}, 3)
+    assert tracker.labels("a") == ("red-1",) and tracker.labels("b") == ("blue-2",)
+
+
+def test_confidence_is_the_mean_of_the_agreeing_reads():
+    tracker = StabilityTracker(window=3, needed=2)
+    tracker.update(snapshot_of(0, {"z": ["red-1"]}, confidence=0.4))
+    tracker.update(snapshot_of(1, {"z": ["red-1"]}, confidence=0.8))
+    assert tracker.settled("z").confidence == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize("window, needed", [(6, 3), (4, 5), (3, 0)])
+def test_tracker_refuses_votes_that_could_tie(window, needed):
+    with pytest.raises(ValueError, match="more than half"):
+        StabilityTracker(window=window, needed=needed)

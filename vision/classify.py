@@ -1,0 +1,378 @@
+"""Card crops in, labels out: the shipped ONNX classifier plus any enrolled decks.
+
+The model (``models/card_classifier.onnx``) maps a card crop to a unit-length *embedding* and to
+cosine similarities with one learned prototype per known class. Its manifest (the JSON beside
+it, also copied into the ONNX metadata) records the labels, the preprocessing, the rejection
+thresholds and the file's SHA-256, which is checked before the session is created — a model file
+that was swapped, truncated or edited is refused with a message saying how to rebuild it.
+
+Enrolled decks (:mod:`ducktable.vision.enroll`) add prototypes: a crop is compared with every
+prototype, the best match wins if it clears that source's threshold, and otherwise the answer is
+``unknown`` — a wrong label is worse than none. Only onnxruntime runs here, never torch, and the
+session is created once per :class:`CardClassifier`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+from ducktable.rules.decks import BACK, UNKNOWN
+
+MODEL_FILE = "card_classifier.onnx"
+PROTOTYPES_FILE = "prototypes.npz"
+DECK_FILE = "deck.json"
+REBUILD_HINT = "run `make model` to retrain it, or restore the file from the repository"
+
+
+# ---- errors ----------------------------------------------------------------------------------
+class ModelError(Exception):
+    """Something is wrong with the classifier's files; the message says which and what to do."""
+
+
+class ModelMissingError(ModelError, FileNotFoundError):
+    """The model or its manifest is not where it should be."""
+
+
+class ModelCorruptError(ModelError, ValueError):
+    """The model or manifest cannot be read, or the model's SHA-256 does not match its manifest."""
+
+
+class PrototypeError(ModelError, ValueError):
+    """Enrolled prototypes are unreadable or were made with another model (re-enrol)."""
+
+
+# ---- data ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Classification:
+    """What one crop shows.
+
+    ``label`` is game-qualified (``duck/yellow-5``), ``back`` or ``unknown``. ``confidence`` is,
+    for a card or back, its softmax probability among the candidate labels; for ``unknown``, one
+    minus the best similarity to anything known. ``seconds`` is this crop's share of the batch.
+    """
+
+    label: str
+    confidence: float
+    embedding: np.ndarray = field(compare=False, repr=False)
+    seconds: float = field(compare=False, default=0.0)
+    similarity: float = field(compare=False, default=0.0)
+
+
+class Session(Protocol):
+    """The part of ``onnxruntime.InferenceSession`` we use (a fake one is injected in tests)."""
+
+    def run(self, output_names: list[str] | None, input_feed: dict[str, np.ndarray]) -> list[Any]:
+        ...
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """How to feed the model and read its answers (``card_classifier.json``)."""
+
+    labels: tuple[str, ...]
+    sha256: str
+    input_name: str
+    width: int
+    height: int
+    mean: tuple[float, float, float]
+    std: tuple[float, float, float]
+    outputs: tuple[str, str]
+    scale: float
+    class_threshold: float
+    prototype_threshold: float
+    raw: dict[str, Any]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], source: str) -> Manifest:
+        try:
+            inp = data["input"]
+            th = data["thresholds"]
+            return cls(
+                labels=tuple(data["labels"]), sha256=str(data["sha256"]),
+                input_name=str(inp["name"]), width=int(inp["width"]), height=int(inp["height"]),
+                mean=tuple(float(v) for v in inp["mean"]),  # type: ignore[arg-type]
+                std=tuple(float(v) for v in inp["std"]),  # type: ignore[arg-type]
+                outputs=(str(data["outputs"]["embedding"]), str(data["outputs"]["scores"])),
+                scale=float(data["scale"]), class_threshold=float(th["class"]),
+                prototype_threshold=float(th["prototype"]), raw=data,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelCorruptError(
+                f"the model manifest {source} is incomplete ({exc!r} is missing or wrong); "
+                f"{REBUILD_HINT}") from None
+
+
+@dataclass(frozen=True)
+class Prototypes:
+    """Enrolled reference embeddings: one row per enrolled photo, with its label."""
+
+    labels: tuple[str, ...]
+    vectors: np.ndarray  # (n, dim) float32, unit rows
+
+    @classmethod
+    def empty(cls, dim: int) -> Prototypes:
+        return cls((), np.zeros((0, dim), np.float32))
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def merged(self, other: Prototypes) -> Prototypes:
+        return Prototypes(self.labels + other.labels, np.vstack([self.vectors, other.vectors]))
+
+
+# ---- preprocessing (shared with training, so both see identical inputs) ----------------------
+def preprocess(crops: Sequence[np.ndarray], width: int, height: int,
+               mean: Sequence[float], std: Sequence[float]) -> np.ndarray:
+    """BGR uint8 crops of any size -> float32 NCHW batch, resized and normalised."""
+    batch = np.empty((len(crops), 3, height, width), np.float32)
+    m = np.asarray(mean, np.float32).reshape(3, 1, 1)
+    s = np.asarray(std, np.float32).reshape(3, 1, 1)
+    for i, crop in enumerate(crops):
+        img = _as_bgr(crop, i)
+        shrink = img.shape[1] >= width and img.shape[0] >= height
+        img = cv2.resize(img, (width, height),
+                         interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+        batch[i] = (img.transpose(2, 0, 1).astype(np.float32) / 255.0 - m) / s
+    return batch
+
+
+def _as_bgr(crop: np.ndarray, index: int) -> np.ndarray:
+    arr = np.asarray(crop)
+    if arr.ndim == 2:
+        arr = cv2.cvtColor(arr, cv2.COLOR_GRAY2BGR)
+    if arr.ndim != 3 or arr.shape[2] not in (3, 4) or arr.shape[0] < 4 or arr.shape[1] < 4:
+        raise ValueError(f"crop {index} has shape {arr.shape}; expected an H x W x 3 BGR image")
+    if arr.shape[2] == 4:
+        arr = arr[..., :3]
+    if arr.dtype != np.uint8:
+        raise ValueError(f"crop {index} has dtype {arr.dtype}; expected uint8 pixels")
+    return np.ascontiguousarray(arr)
+
+
+# ---- the classifier --------------------------------------------------------------------------
+def default_model_path() -> Path:
+    """The model shipped in ``ducktable.models`` (works from a checkout and from a wheel)."""
+    return Path(str(resources.files("ducktable.models").joinpath(MODEL_FILE)))
+
+
+def manifest_path(model_path: Path) -> Path:
+    return model_path.with_suffix(".json")
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class CardClassifier:
+    """Classifies card crops with one onnxruntime session, created once at load time."""
+
+    def __init__(self, session: Session, manifest: Manifest,
+                 prototypes: Prototypes | None = None) -> None:
+        self.session = session
+        self.manifest = manifest
+        dim = int(manifest.raw.get("embedding_dim", 64))
+        self.prototypes = prototypes if prototypes is not None else Prototypes.empty(dim)
+        self._labels = np.array(manifest.labels)
+        self._unknown_index = manifest.labels.index(UNKNOWN) if UNKNOWN in manifest.labels else -1
+
+    # construction
+    @classmethod
+    def load(cls, model_path: str | Path | None = None, *, session: Session | None = None,
+             prototypes_dir: str | Path | None = None, threads: int = 1) -> CardClassifier:
+        """The shipped (or given) model, checked against its manifest, plus enrolled decks.
+
+        ``session`` replaces onnxruntime (tests); the manifest is still read and the labels
+        used. ``prototypes_dir`` holds one folder per enrolled deck. ``threads`` sets
+        onnxruntime's intra-op threads (1 keeps a Raspberry Pi responsive).
+        """
+        path = Path(model_path) if model_path is not None else default_model_path()
+        manifest = read_manifest(path)
+        if session is None:
+            session = _open_session(path, manifest, threads)
+        prototypes = None
+        if prototypes_dir is not None:
+            prototypes = load_prototypes(Path(prototypes_dir), manifest)
+        return cls(session, manifest, prototypes)
+
+    def with_prototypes(self, prototypes: Prototypes) -> CardClassifier:
+        """The same session with other enrolled prototypes (no second session is created)."""
+        return CardClassifier(self.session, self.manifest, prototypes)
+
+    # inference
+    def embed(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Embeddings (n, dim) and class similarities (n, classes) for ``crops``."""
+        if len(crops) == 0:
+            dim = self.prototypes.vectors.shape[1]
+            return np.zeros((0, dim), np.float32), np.zeros((0, len(self._labels)), np.float32)
+        m = self.manifest
+        batch = preprocess(crops, m.width, m.height, m.mean, m.std)
+        emb, scores = self.session.run(list(m.outputs), {m.input_name: batch})
+        return np.asarray(emb, np.float32), np.asarray(scores, np.float32)
+
+    def classify(self, crops: Sequence[np.ndarray], *,
+                 games: Collection[str] | None = None) -> list[Classification]:
+        """Label every crop; ``games`` (e.g. ``{"duck"}``) limits the candidates to those decks
+        (``back`` and ``unknown`` always stay possible)."""
+        start = time.perf_counter()
+        emb, scores = self.embed(crops)
+        n = len(crops)
+        if n == 0:
+            return []
+        m = self.manifest
+        model_ok = self._allowed(self._labels, games)
+        cand_labels, cand_sims, cand_margin = self._candidates(emb, scores, model_ok, games)
+        seconds = (time.perf_counter() - start) / n
+        out = []
+        for i in range(n):
+            sims = cand_sims[i]
+            best = int(np.argmax(cand_margin[i])) if len(cand_labels) else -1
+            if best < 0 or cand_margin[i, best] < 0 or cand_labels[best] == UNKNOWN:
+                known = sims[cand_labels != UNKNOWN] if len(cand_labels) else sims
+                top = float(known.max()) if known.size else 0.0
+                out.append(Classification(UNKNOWN, float(np.clip(1 - top, 0, 1)), emb[i],
+                                          seconds, top))
+                continue
+            logits = m.scale * (sims - sims.max())
+            probs = np.exp(logits) / np.exp(logits).sum()
+            out.append(Classification(str(cand_labels[best]), float(probs[best]), emb[i],
+                                      seconds, float(sims[best])))
+        return out
+
+    # helpers
+    def _candidates(self, emb: np.ndarray, scores: np.ndarray, model_ok: np.ndarray,
+                    games: Collection[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per crop and candidate label: best similarity and its margin over the threshold."""
+        m = self.manifest
+        labels = list(self._labels[model_ok])
+        sims = scores[:, model_ok]
+        margins = sims - m.class_threshold
+        if len(self.prototypes):
+            plabels = np.array(self.prototypes.labels)
+            pok = self._allowed(plabels, games)
+            if pok.any():
+                psims = emb @ self.prototypes.vectors[pok].T
+                names = sorted(set(plabels[pok]))
+                per_label = np.stack(
+                    [psims[:, plabels[pok] == name].max(axis=1) for name in names], axis=1)
+                index = {name: k for k, name in enumerate(labels)}
+                extra = []
+                for k, name in enumerate(names):
+                    pm = per_label[:, k] - m.prototype_threshold
+                    if name in index:  # the same card known to the model: keep the better one
+                        j = index[name]
+                        better = pm > margins[:, j]
+                        sims[better, j] = per_label[better, k]
+                        margins[better, j] = pm[better]
+                    else:
+                        extra.append(k)
+                if extra:
+                    labels += [names[k] for k in extra]
+                    sims = np.hstack([sims, per_label[:, extra]])
+                    margins = np.hstack([margins, per_label[:, extra] - m.prototype_threshold])
+        return np.array(labels), sims, margins
+
+    @staticmethod
+    def _allowed(labels: np.ndarray, games: Collection[str] | None) -> np.ndarray:
+        if games is None:
+            return np.ones(len(labels), bool)
+        wanted = set(games)
+        return np.array([lab in (BACK, UNKNOWN) or lab.split("/", 1)[0] in wanted
+                         for lab in labels], bool)
+
+
+# ---- files -----------------------------------------------------------------------------------
+def read_manifest(model_path: Path) -> Manifest:
+    path = manifest_path(model_path)
+    if not path.is_file():
+        raise ModelMissingError(f"the model manifest {path} is missing; {REBUILD_HINT}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelCorruptError(f"the model manifest {path} cannot be read ({exc}); "
+                                f"{REBUILD_HINT}") from None
+    if not isinstance(data, dict):
+        raise ModelCorruptError(f"the model manifest {path} is not a JSON object; {REBUILD_HINT}")
+    return Manifest.from_json(data, str(path))
+
+
+def _open_session(path: Path, manifest: Manifest, threads: int) -> Session:
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelMissingError(f"the card classifier model {path} is missing; {REBUILD_HINT}")
+    actual = file_sha256(path)
+    if actual != manifest.sha256:
+        raise ModelCorruptError(
+            f"the card classifier model {path} does not match its manifest (SHA-256 {actual[:12]}"
+            f"… instead of {manifest.sha256[:12]}…): it was changed or damaged; {REBUILD_HINT}")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    try:
+        session = ort.InferenceSession(str(path), sess_options=options,
+                                       providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelCorruptError(f"onnxruntime cannot load {path} ({exc}); {REBUILD_HINT}") \
+            from None
+    meta = session.get_modelmeta().custom_metadata_map
+    if "labels" in meta and json.loads(meta["labels"]) != list(manifest.labels):
+        raise ModelCorruptError(f"the labels inside {path} differ from its manifest; "
+                                f"{REBUILD_HINT}")
+    return session  # type: ignore[no-any-return]
+
+
+def load_prototypes(prototypes_dir: Path, manifest: Manifest) -> Prototypes:
+    """Every enrolled deck under ``prototypes_dir`` (one folder each); none is fine."""
+    dim = int(manifest.raw.get("embedding_dim", 64))
+    total = Prototypes.empty(dim)
+    if not prototypes_dir.is_dir():
+        return total
+    for deck_dir in sorted(p for p in prototypes_dir.iterdir() if p.is_dir()):
+        total = total.merged(read_deck_prototypes(deck_dir, manifest))
+    return total
+
+
+def read_deck_prototypes(deck_dir: Path, manifest: Manifest) -> Prototypes:
+    info_path, data_path = deck_dir / DECK_FILE, deck_dir / PROTOTYPES_FILE
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        with np.load(data_path, allow_pickle=False) as data:
+            vectors = np.asarray(data["vectors"], np.float32)
+            labels = tuple(str(v) for v in data["labels"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise PrototypeError(f"the enrolled deck in {deck_dir} cannot be read ({exc}); "
+                             f"enrol it again or delete that folder") from None
+    if info.get("model_sha256") != manifest.sha256:
+        raise PrototypeError(
+            f"the enrolled deck in {deck_dir} was made with another card model; enrol it again "
+            f"(`ducktable enroll`) or delete that folder")
+    dim = int(manifest.raw.get("embedding_dim", 64))
+    if vectors.ndim != 2 or vectors.shape[1] != dim or len(labels) != len(vectors):
+        raise PrototypeError(f"the enrolled deck in {deck_dir} has malformed prototypes; "
+                             f"enrol it again or delete that folder")
+    return Prototypes(labels, vectors)
+
+
+def write_deck_prototypes(deck_dir: Path, prototypes: Prototypes, info: dict[str, Any]) -> None:
+    """Store one deck's prototypes (written to temporary names first, then renamed)."""
+    deck_dir.mkdir(parents=True, exist_ok=True)
+    tmp_data = deck_dir / (PROTOTYPES_FILE + ".tmp.npz")
+    tmp_info = deck_dir / (DECK_FILE + ".tmp")
+    np.savez(tmp_data, vectors=prototypes.vectors.astype(np.float32),
+             labels=np.array(prototypes.labels, dtype=str))
+    tmp_info.write_text(json.dumps(info, indent=2, sort_keys=True), encoding="utf-8")
+    tmp_data.replace(deck_dir / PROTOTYPES_FILE)
+    tmp_info.replace(deck_dir / DECK_FILE)

@@ -1,0 +1,518 @@
+"""Find every card in a frame: its corner quad and a perspective-corrected upright crop.
+
+Why this module exists: the classifier only ever sees one card, upright and the same size;
+this is the step that turns a table photo into those crops. It is classical OpenCV (fast on a
+Pi core) and assumes nothing about the table: no dark cloth, no fixed card size, any rotation,
+cards touching each other.
+
+How, in four steps:
+
+1. *Candidates*: every contour of the frame's edges (Canny, both as found and closed a
+   little), outlines and holes alike, whose convex hull is a quadrilateral.
+2. *Snap*: each side is re-fitted as a straight line through the strongest edge near it, so
+   rounded corners and edge thickness do not bias the corners; a side without a clear straight
+   edge under most of it rejects the candidate.
+3. *Grow and split*: a candidate that is a card's inner panel is grown outwards while a clean,
+   light margin surrounds it on all four sides (cards have a light border); a candidate that
+   is two or three touching cards in a row is split where a straight edge crosses it.
+4. *Choose*: nested candidates of one card keep the outermost; a candidate tiled by smaller
+   candidates of one size is a group of touching cards and gives way to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CROP_SIZE = (100, 150)
+"""Width and height of every crop handed to the classifier (portrait)."""
+
+EDGE_MIN = 24.0
+"""Smallest Sobel response (on the blurred grey image) that counts as an edge: ~10 grey levels."""
+
+
+@dataclass(frozen=True, eq=False)
+class Detection:
+    """One card found in a frame.
+
+    ``quad``: 4 x 2 float32 frame coordinates of its corners, top-left, top-right,
+    bottom-right, bottom-left of the upright (portrait) card; which short side is "top" is
+    a guess (cards look the same turned 180 degrees). ``crop``: the card seen straight on,
+    ``CROP_SIZE`` BGR. ``score``: 0-1, how much of its outline is backed by a clear edge.
+    ``area``: its area in frame pixels.
+    """
+
+    quad: np.ndarray
+    crop: np.ndarray
+    score: float
+    area: float
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    """What counts as a card (see :func:`detect_cards`)."""
+
+    min_area_frac: float = 0.0015
+    max_area_frac: float = 0.9
+    min_aspect: float = 1.0
+    max_aspect: float = 2.1
+    min_score: float = 0.6
+    max_side: int = 1280
+
+
+_DEFAULTS = DetectorSettings()
+
+
+def detect_cards(
+    frame: np.ndarray,
+    *,
+    min_area_frac: float = _DEFAULTS.min_area_frac,
+    max_area_frac: float = _DEFAULTS.max_area_frac,
+    min_aspect: float = _DEFAULTS.min_aspect,
+    max_aspect: float = _DEFAULTS.max_aspect,
+    min_score: float = _DEFAULTS.min_score,
+    max_side: int = _DEFAULTS.max_side,
+) -> list[Detection]:
+    """Every card in ``frame`` (BGR, BGRA or grey uint8, any size), largest first.
+
+    ``min_area_frac``/``max_area_frac`` bound a card's area as a share of the frame;
+    ``min_aspect``/``max_aspect`` bound long side over short side *as seen* (a tilted camera
+    squashes or stretches cards, so the range is wide); ``min_score`` is the share of the
+    outline that must lie on a clear edge; frames larger than ``max_side`` are searched at
+    reduced size (crops still come from the full frame).
+    """
+    settings = DetectorSettings(min_area_frac, max_area_frac, min_aspect, max_aspect,
+                                min_score, max_side)
+    frame = _as_bgr(frame)
+    h, w = frame.shape[:2]
+    factor = min(1.0, settings.max_side / max(h, w))
+    work = frame if factor == 1.0 else cv2.resize(
+        frame, (round(w * factor), round(h * factor)), interpolation=cv2.INTER_AREA)
+    detections = []
+    for found in _find_cards(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), settings):
+        quad = _order_portrait(found.quad / factor)
+        detections.append(Detection(quad=quad, crop=crop_card(frame, quad), score=found.support,
+                                    area=float(abs(cv2.contourArea(quad)))))
+    detections.sort(key=lambda d: -d.area)
+    return detections
+
+
+def crop_card(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP_SIZE) -> np.ndarray:
+    """The card inside ``quad`` (TL, TR, BR, BL) warped to an upright ``size`` image."""
+    w, h = size
+    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    homography = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
+    return cv2.warpPerspective(frame, homography, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    inter = _intersection(a, b)
+    union = _area(a) + _area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _as_bgr(frame: np.ndarray) -> np.ndarray:
+    if frame.dtype != np.uint8 or frame.ndim not in (2, 3):
+        raise ValueError("detect_cards wants an 8-bit BGR, BGRA or grey image")
+    if frame.ndim == 2:
+        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if frame.shape[2] == 4:
+        return np.ascontiguousarray(frame[:, :, :3])
+    if frame.shape[2] != 3:
+        raise ValueError("detect_cards wants an 8-bit BGR, BGRA or grey image")
+    return frame
+
+
+# ---- the search ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Found:
+    quad: np.ndarray  # clockwise on screen, float32
+    support: float
+    area: float
+
+
+class _Gradients:
+    """The blurred grey image and its Sobel gradients, sampled at sub-pixel points."""
+
+    def __init__(self, grey: np.ndarray) -> None:
+        self.blurred = cv2.GaussianBlur(grey, (5, 5), 0)
+        self.gx = cv2.Sobel(self.blurred, cv2.CV_32F, 1, 0, ksize=3)
+        self.gy = cv2.Sobel(self.blurred, cv2.CV_32F, 0, 1, ksize=3)
+        self.grey_f = self.blurred.astype(np.float32)
+
+    def across(self, points: np.ndarray, normal: np.ndarray) -> np.ndarray:
+        """Signed derivative along ``normal`` (per point, last axis) at ``points`` (..., 2)."""
+        mx = np.ascontiguousarray(points[..., 0], dtype=np.float32)
+        my = np.ascontiguousarray(points[..., 1], dtype=np.float32)
+        sx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        sy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return sx * normal[..., 0] + sy * normal[..., 1]
+
+    def level(self, points: np.ndarray) -> np.ndarray:
+        mx = np.ascontiguousarray(points[..., 0], dtype=np.float32)
+        my = np.ascontiguousarray(points[..., 1], dtype=np.float32)
+        return cv2.remap(self.grey_f, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _find_cards(grey: np.ndarray, settings: DetectorSettings) -> list[_Found]:
+    h, w = grey.shape
+    grads = _Gradients(grey)
+    min_area = settings.min_area_frac * h * w
+    max_area = settings.max_area_frac * h * w
+    found: list[_Found] = []
+    for quad in _candidate_quads(grads.blurred, min_area):
+        snapped = _snap(quad, grads)
+        if snapped is None:
+            continue
+        for cand in _grown(snapped, grads):
+            if _acceptable(cand, settings, min_area, max_area):
+                found.append(cand)
+    found += _split_groups(found, grads, settings, min_area, max_area)
+    return _choose(found)
+
+
+def _acceptable(cand: _Found, settings: DetectorSettings, min_area: float,
+                max_area: float) -> bool:
+    return (min_area <= cand.area <= max_area and cand.support >= settings.min_score
+            and _card_shaped(cand.quad, settings.min_aspect, settings.max_aspect))
+
+
+# ---- 1. candidates from edge contours -------------------------------------------------------------
+
+
+def _candidate_quads(blurred: np.ndarray, min_area: float) -> list[np.ndarray]:
+    edges = cv2.Canny(blurred, 20, 50, L2gradient=True)
+    closed = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    quads: list[np.ndarray] = []
+    seen: set[tuple[int, int, int]] = set()
+    for edge_map in (closed, edges):
+        contours, _ = cv2.findContours(edge_map, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            _, _, bw, bh = cv2.boundingRect(contour)
+            if bw * bh < min_area * 0.7 or min(bw, bh) < 10:
+                continue
+            quad = _quad_of(contour)
+            if quad is None or _area(quad) < min_area * 0.6:
+                continue
+            centre = quad.mean(axis=0)
+            key = (int(centre[0] / 3), int(centre[1] / 3), int(_area(quad) ** 0.5 / 3))
+            if key not in seen:  # the same shape found in both edge maps
+                seen.add(key)
+                quads.append(quad)
+    return quads
+
+
+def _quad_of(contour: np.ndarray) -> np.ndarray | None:
+    """The quadrilateral around a contour, or None when its hull is not 4-sided.
+
+    The hull, not the contour, is judged: the hole just inside a card's outline often runs
+    round the inner panel too, so only its hull is card-shaped.
+    """
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0:
+        return None
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.035, 0.05):
+        poly = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(poly) == 4:
+            quad = _clockwise(poly.reshape(4, 2).astype(np.float32))
+            if _area(quad) / hull_area > 0.9 and _corner_angles_ok(quad, 0.55):
+                return quad
+            return None
+        if len(poly) < 4:
+            return None
+    return None
+
+
+# ---- 2. snapping sides onto straight edges -------------------------------------------------------
+
+
+def _side_frames(quad: np.ndarray, n: int, t0: float = 0.12, t1: float = 0.88
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points along each side (4, n, 2) and each side's outward normal (4, 2)."""
+    a = quad
+    b = np.roll(quad, -1, axis=0)
+    ts = np.linspace(t0, t1, n, dtype=np.float32)
+    base = a[:, None, :] + ts[None, :, None] * (b - a)[:, None, :]
+    direction = (b - a) / np.maximum(np.linalg.norm(b - a, axis=1, keepdims=True), 1e-6)
+    normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1)  # outward when clockwise
+    return base.astype(np.float32), normal.astype(np.float32)
+
+
+def _snap(quad: np.ndarray, grads: _Gradients) -> _Found | None:
+    """Refit each side on the strongest nearby edge; None when a side has no clear edge."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if sides.min() < 8:
+        return None
+    n = int(min(32, max(10, sides.max() / 4)))
+    base, normal = _side_frames(quad, n)
+    reach = float(np.clip(0.05 * sides.min(), 2.0, 6.0))
+    offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
+    pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
+    across = np.abs(grads.across(pts.reshape(4 * n, -1, 2),
+                                 np.repeat(normal, n, axis=0)[:, None, :]))
+    across = across.reshape(4, n, -1)
+    best = across.argmax(axis=2)
+    peak = np.take_along_axis(across, best[..., None], axis=2)[..., 0]
+    strong = peak >= EDGE_MIN
+    shares = strong.mean(axis=1)
+    if shares.min() < 0.35:
+        return None
+    lines = []
+    for i in range(4):
+        chosen = pts[i, np.arange(n), best[i]][strong[i]]
+        vx, vy, x0, y0 = cv2.fitLine(chosen.reshape(-1, 1, 2), cv2.DIST_HUBER, 0, 0.01,
+                                     0.01).reshape(4)
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    corners = [_intersect(lines[i - 1], lines[i]) for i in range(4)]
+    if any(c is None for c in corners):
+        return None
+    refined = _clockwise(np.array(corners, np.float32))
+    if np.abs(refined - quad).max() > 0.2 * sides.min() + 3:
+        return None  # the refit wandered off: not a clean quadrilateral
+    return _Found(refined, float(shares.mean()), _area(refined))
+
+
+def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
+               ) -> np.ndarray | None:
+    p, r = l1
+    q, s = l2
+    cross = r[0] * s[1] - r[1] * s[0]
+    if abs(cross) < 1e-6:
+        return None
+    t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / cross
+    return p + t * r
+
+
+# ---- 3a. growing an inner panel to the card's outline --------------------------------------------
+
+
+def _grown(cand: _Found, grads: _Gradients) -> list[_Found]:
+    """The candidate and, when a clean light margin surrounds it, the quads it grows into."""
+    out = [cand]
+    for _ in range(2):
+        bigger = _grow_once(out[-1], grads)
+        if bigger is None:
+            break
+        out.append(bigger)
+    return out
+
+
+def _grow_once(cand: _Found, grads: _Gradients) -> _Found | None:
+    quad = cand.quad
+    short = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
+    n = 12
+    base, normal = _side_frames(quad, n, 0.2, 0.8)
+    far = 0.14 * short + 3.0
+    offsets = np.arange(-3.0, far + 0.01, 0.5, dtype=np.float32)
+    pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
+    flat = pts.reshape(4 * n, -1, 2)
+    across = grads.across(flat, np.repeat(normal, n, axis=0)[:, None, :]).reshape(4, n, -1)
+    levels = grads.level(flat).reshape(4, n, -1)
+    profile = np.median(across, axis=1)  # (4, offsets): a straight edge survives the median
+    start = int(np.searchsorted(offsets, 2.0))
+    inside = levels[:, :, offsets < -1.0].mean()
+    steps = []
+    for i in range(4):
+        mag = np.abs(profile[i])
+        hits = np.nonzero(mag[start:] >= EDGE_MIN)[0]
+        if len(hits) == 0:
+            return None
+        k = start + int(hits[0])
+        while k + 1 < len(mag) and mag[k + 1] > mag[k]:
+            k += 1  # climb to the peak
+        if profile[i, k] > 0:
+            return None  # the next edge out gets brighter: not the end of a light margin
+        band = levels[i, :, (offsets > 1.0) & (offsets < offsets[k] - 1.0)]
+        if band.size == 0 or band.mean() < inside - 4 or band.std() > 18:
+            return None  # the margin is darker than the inside, or not plain
+        steps.append(float(offsets[k]))
+    if max(steps) > 2.2 * min(steps) + 1.5:
+        return None  # margins of very different widths: not one card's border
+    moved = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        shift = normal[i] * steps[i]
+        moved.append((np.asarray(a + shift, np.float64), np.asarray(b - a, np.float64)))
+    corners = [_intersect(moved[i - 1], moved[i]) for i in range(4)]
+    if any(c is None for c in corners):
+        return None
+    return _snap(np.array(corners, np.float32), grads)
+
+
+# ---- 3b. splitting a row of touching cards -----------------------------------------------------
+
+
+def _split_groups(found: list[_Found], grads: _Gradients, settings: DetectorSettings,
+                  min_area: float, max_area: float) -> list[_Found]:
+    """Parts of candidates that a straight edge crosses where touching cards would meet."""
+    parts: list[_Found] = []
+    for cand in found:
+        if cand.area < 1.6 * min_area:
+            continue
+        for pieces in _splits(cand.quad, grads, settings):
+            snapped = [_snap(p, grads) for p in pieces]
+            if all(s is not None and _acceptable(s, settings, min_area, max_area)
+                   for s in snapped):
+                parts += [s for s in snapped if s is not None]
+    return parts
+
+
+def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings
+            ) -> list[list[np.ndarray]]:
+    """Ways to cut ``quad`` into 2 or 3 card-shaped pieces along lines that lie on an edge."""
+    out = []
+    for axis in (0, 1):  # cut across sides 0/2 or across sides 1/3
+        q = quad if axis == 0 else np.roll(quad, -1, axis=0)
+        for k in (2, 3):
+            pieces = []
+            cuts = []
+            for j in range(k + 1):
+                t = j / k
+                cuts.append((q[0] + t * (q[1] - q[0]), q[3] + t * (q[2] - q[3])))
+            for j in range(k):
+                pieces.append(np.array([cuts[j][0], cuts[j + 1][0], cuts[j + 1][1], cuts[j][1]],
+                                       np.float32))
+            if not all(_card_shaped(p, settings.min_aspect, settings.max_aspect)
+                       for p in pieces):
+                continue
+            if all(_cut_on_edge(cuts[j][0], cuts[j][1], grads) for j in range(1, k)):
+                out.append([_clockwise(p) for p in pieces])
+    return out
+
+
+def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
+    """Is there a straight edge within a few pixels of the line a-b along most of it?"""
+    n = 16
+    ts = np.linspace(0.1, 0.9, n, dtype=np.float32)
+    direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+    normal = np.array([direction[1], -direction[0]], np.float32)
+    reach = max(2.0, 0.04 * float(np.linalg.norm(b - a)))
+    offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
+    base = a[None, :] + ts[:, None] * (b - a)[None, :]
+    pts = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+    across = np.abs(grads.across(pts, np.broadcast_to(normal, pts.shape)))
+    profile = np.median(across, axis=0)
+    return bool(profile.max() >= EDGE_MIN)
+
+
+# ---- 4. one quad per card --------------------------------------------------------------------------
+
+
+def _choose(candidates: list[_Found]) -> list[_Found]:
+    """Nested candidates of one card keep the outermost; groups of cards give way to parts."""
+    items = sorted(candidates, key=lambda c: -c.area)
+    n = len(items)
+    inside: list[list[int]] = [[] for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if items[j].area > 0.97 * items[i].area and quad_iou(items[i].quad,
+                                                                 items[j].quad) > 0.9:
+                inside[i].append(j)  # the same quad twice
+            elif _intersection(items[i].quad, items[j].quad) > 0.8 * items[j].area:
+                inside[i].append(j)
+    keep: list[_Found] = []
+    dropped = [False] * n
+    for i in range(n):
+        if dropped[i]:
+            continue
+        parts = _disjoint_parts(items, inside[i])
+        if _is_group(items[i].area, [items[j].area for j in parts]):
+            continue  # touching cards seen as one; the parts stand on their own
+        keep.append(items[i])
+        for j in inside[i]:
+            dropped[j] = True  # the same card's panel, hole or a feature of its face
+    return _non_overlapping(keep)
+
+
+def _is_group(area: float, part_areas: list[float]) -> bool:
+    """Do these disjoint, similar-sized parts tile the candidate, as touching cards would?"""
+    if len(part_areas) < 2:
+        return False
+    mean = sum(part_areas) / len(part_areas)
+    similar = all(0.7 * mean <= a <= 1.3 * mean for a in part_areas)
+    return similar and sum(part_areas) > 0.8 * area
+
+
+def _disjoint_parts(items: list[_Found], members: list[int]) -> list[int]:
+    chosen: list[int] = []
+    for j in members:  # largest first
+        if all(_intersection(items[j].quad, items[k].quad)
+               < 0.15 * min(items[j].area, items[k].area) for k in chosen):
+            chosen.append(j)
+    return chosen
+
+
+def _non_overlapping(keep: list[_Found]) -> list[_Found]:
+    """Cards do not overlap much: of two that do, the better supported one stays."""
+    out: list[_Found] = []
+    for cand in sorted(keep, key=lambda c: -c.support):
+        if all(_intersection(cand.quad, o.quad) < 0.3 * min(cand.area, o.area) for o in out):
+            out.append(cand)
+    return out
+
+
+# ---- geometry -----------------------------------------------------------------------------------
+
+
+def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float) -> bool:
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    a = (sides[0] + sides[2]) / 2
+    b = (sides[1] + sides[3]) / 2
+    if min(a, b) <= 0:
+        return False
+    if not min_aspect <= max(a, b) / min(a, b) <= max_aspect:
+        return False
+    # A card seen at up to ~45 degrees keeps opposite sides within a factor of ~1.6.
+    if max(sides[0], sides[2]) > 1.6 * min(sides[0], sides[2]):
+        return False
+    if max(sides[1], sides[3]) > 1.6 * min(sides[1], sides[3]):
+        return False
+    return _corner_angles_ok(quad, 0.5)
+
+
+def _corner_angles_ok(quad: np.ndarray, max_cos: float) -> bool:
+    """Every corner within acos(max_cos) of a right angle (0.5: between 60 and 120 degrees)."""
+    for i in range(4):
+        u = quad[i - 1] - quad[i]
+        v = quad[(i + 1) % 4] - quad[i]
+        cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+        if abs(cos) > max_cos:
+            return False
+    return True
+
+
+def _area(quad: np.ndarray) -> float:
+    return float(abs(cv2.contourArea(quad.astype(np.float32))))
+
+
+def _intersection(a: np.ndarray, b: np.ndarray) -> float:
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(area)
+
+
+def _clockwise(quad: np.ndarray) -> np.ndarray:
+    """The same corners, listed clockwise on screen (y down)."""
+    x, y = quad[:, 0], quad[:, 1]
+    signed = float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    return quad if signed > 0 else quad[::-1].copy()
+
+
+def _order_portrait(quad: np.ndarray) -> np.ndarray:
+    """TL, TR, BR, BL with TL-TR a short side, the upright reading nearer to the frame's."""
+    quad = _clockwise(quad.astype(np.float32))
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    start = 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
+    first = np.roll(quad, -start, axis=0)
+    second = np.roll(quad, -(start + 2), axis=0)
+    # Of the two readings, prefer the one whose top edge lies higher in the frame.
+    top_first = float(first[0, 1] + first[1, 1])
+    top_second = float(second[0, 1] + second[1, 1])
+    return np.ascontiguousarray(first if top_first <= top_second else second, np.float32)

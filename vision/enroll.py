@@ -1,0 +1,267 @@
+"""Teach the classifier a real deck from a few photos: per-card prototypes in a data folder.
+
+A printed deck never looks exactly like our renders, and a user may own a deck we never heard
+of. Enrolment photographs each card (in a hand or lying on any surface, at any angle), finds the
+card with the detector, embeds the upright crop with the shipped model and stores one prototype
+per photo. :class:`~ducktable.vision.classify.CardClassifier` then matches crops against them
+with a rejection threshold.
+
+Two ways in, one way out:
+
+* :func:`enroll_folder` — a folder with one sub-folder per label (``yellow-5/IMG_01.jpg``). For
+  one of our games the sub-folder names must be that deck's labels; any other deck name makes a
+  custom deck whose labels are the sub-folder names. Bad photos are reported by file name.
+* :func:`guided_enrolment` — a loop over camera frames that prompts "show yellow-5" and keeps the
+  steady, sharp shots; pure (frames in, crops out), so ``device/`` can wire any camera to it.
+
+Both end in :func:`enroll_crops`, which writes ``<prototypes_dir>/<deck>/``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from ducktable.rules import decks
+from ducktable.rules.decks import BACK, UNKNOWN
+from ducktable.vision import augment
+from ducktable.vision.classify import CardClassifier, Prototypes, write_deck_prototypes
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+MIN_SHARPNESS = 60.0
+"""Variance of the Laplacian of a 100 x 150 grey crop below which a photo counts as blurred."""
+
+CROP_SIZE = (100, 150)
+VIEWS_PER_PHOTO = 8
+
+CardFinder = Callable[[np.ndarray], list[np.ndarray]]
+"""Finds cards in a photo: returns one upright BGR crop per card found."""
+
+
+class EnrolmentError(ValueError):
+    """Enrolment cannot go ahead at all (no folder, wrong labels, nothing usable)."""
+
+
+@dataclass(frozen=True)
+class PhotoProblem:
+    """One photo that was not used, and why (the message names the file)."""
+
+    path: Path
+    message: str
+
+
+@dataclass(frozen=True)
+class EnrolmentReport:
+    deck: str
+    deck_dir: Path
+    photos_per_label: dict[str, int]
+    problems: list[PhotoProblem] = field(default_factory=list)
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted(self.photos_per_label)
+
+
+# ---- finding the card in a photo -------------------------------------------------------------
+def detector_finder() -> CardFinder:
+    """The project's card detector (``ducktable.vision.detect``), as a :data:`CardFinder`."""
+    from ducktable.vision import detect
+
+    def find(image: np.ndarray) -> list[np.ndarray]:
+        return [np.asarray(d.crop) for d in detect.detect_cards(image)]
+
+    return find
+
+
+def sharpness(crop: np.ndarray) -> float:
+    """Focus measure: variance of the Laplacian of the crop at a fixed 100 x 150 size."""
+    grey = cv2.cvtColor(cv2.resize(crop, CROP_SIZE, interpolation=cv2.INTER_AREA),
+                        cv2.COLOR_BGR2GRAY)
+    return float(cv2.Laplacian(grey, cv2.CV_64F).var())
+
+
+def usable_crop(image: np.ndarray, find: CardFinder, name: str,
+                min_sharpness: float = MIN_SHARPNESS) -> tuple[np.ndarray | None, str]:
+    """The one sharp card in ``image``, or ``None`` and a message naming ``name``."""
+    crops = find(image)
+    if not crops:
+        return None, (f"{name}: no card found — put one card on a plain surface (or hold it) so "
+                      f"that it fills about half of the picture")
+    if len(crops) > 1:
+        return None, f"{name}: {len(crops)} cards found — photograph one card at a time"
+    crop = crops[0]
+    sharp = sharpness(crop)
+    if sharp < min_sharpness:
+        return None, (f"{name}: the card is too blurred (sharpness {sharp:.0f}, needs "
+                      f"{min_sharpness:.0f}) — hold the camera still and let it focus")
+    return crop, ""
+
+
+# ---- prototypes ------------------------------------------------------------------------------
+def prototype_from_crops(classifier: CardClassifier, crops: Sequence[np.ndarray],
+                         rng: np.random.Generator, views: int = VIEWS_PER_PHOTO) -> np.ndarray:
+    """One unit vector for a card from its crops: the mean embedding of each crop, of it turned
+    by 180° and of a few lightly re-photographed copies (so two photos cover more conditions)."""
+    batch: list[np.ndarray] = []
+    for crop in crops:
+        batch += [crop, np.ascontiguousarray(crop[::-1, ::-1])]
+        size = (crop.shape[1], crop.shape[0])
+        for _ in range(max(0, views - 2)):
+            view = augment.detector_crop(crop, rng, size=size, jitter=0.02)
+            batch.append(augment.photometric(view, rng, strength=0.5))
+    emb, _ = classifier.embed(batch)
+    mean = emb.mean(axis=0)
+    return (mean / max(float(np.linalg.norm(mean)), 1e-9)).astype(np.float32)
+
+
+def qualified_label(deck: str, label: str) -> str:
+    return BACK if label == BACK else f"{deck}/{label}"
+
+
+def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_dir: str | Path,
+                 deck: str, classifier: CardClassifier, *, seed: int = 0,
+                 extra_info: Mapping[str, Any] | None = None) -> Path:
+    """Embed every crop and store the deck's prototypes; returns the deck folder."""
+    rng = np.random.default_rng(seed)
+    labels: list[str] = []
+    vectors: list[np.ndarray] = []
+    for label, crops in sorted(crops_by_label.items()):
+        for crop in crops:
+            vectors.append(prototype_from_crops(classifier, [crop], rng))
+            labels.append(qualified_label(deck, label))
+    if not vectors:
+        raise EnrolmentError(f"nothing to enrol for deck {deck!r}: no usable card photos")
+    info = {
+        "deck": deck,
+        "labels": sorted(set(labels)),
+        "photos": {qualified_label(deck, k): len(v) for k, v in crops_by_label.items()},
+        "model_sha256": classifier.manifest.sha256,
+        "views_per_photo": VIEWS_PER_PHOTO,
+        **dict(extra_info or {}),
+    }
+    deck_dir = Path(prototypes_dir) / deck
+    write_deck_prototypes(deck_dir, Prototypes(tuple(labels), np.stack(vectors)), info)
+    return deck_dir
+
+
+# ---- from a folder of photos -----------------------------------------------------------------
+def check_deck_name(deck: str) -> str:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", deck):
+        raise EnrolmentError(f"deck name {deck!r} is not usable: use 1-40 lower-case letters, "
+                             f"digits, '-' or '_'")
+    return deck
+
+
+def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
+                  deck: str | None = None, classifier: CardClassifier | None = None,
+                  find: CardFinder | None = None, min_sharpness: float = MIN_SHARPNESS,
+                  seed: int = 0) -> EnrolmentReport:
+    """Enrol the deck photographed in ``photos_dir`` (one sub-folder per label).
+
+    ``deck`` defaults to the folder's name. Photos that cannot be used are listed in the
+    report's ``problems``; the deck is stored if at least one photo per label is usable.
+    """
+    root = Path(photos_dir)
+    if not root.is_dir():
+        raise EnrolmentError(f"{root} is not a folder; give a folder with one sub-folder of "
+                             f"photos per card label")
+    deck = check_deck_name(deck if deck is not None else root.name.lower())
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders:
+        raise EnrolmentError(f"{root} has no sub-folders; put each card's photos in a folder "
+                             f"named after its label (e.g. {root / 'yellow-5'})")
+    _check_labels(deck, [p.name for p in folders])
+    classifier = classifier or CardClassifier.load()
+    find = find or detector_finder()
+    crops: dict[str, list[np.ndarray]] = {}
+    problems: list[PhotoProblem] = []
+    for folder in folders:
+        crops[folder.name] = []
+        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+        for path in files:
+            name = str(path)
+            if path.suffix.lower() not in IMAGE_SUFFIXES:
+                problems.append(PhotoProblem(path, f"{name}: not a photo (expected one of "
+                                                   f"{', '.join(IMAGE_SUFFIXES)}), skipped"))
+                continue
+            image = cv2.imread(name, cv2.IMREAD_COLOR)
+            if image is None:
+                problems.append(PhotoProblem(path, f"{name}: cannot be read as an image"))
+                continue
+            crop, message = usable_crop(image, find, name, min_sharpness)
+            if crop is None:
+                problems.append(PhotoProblem(path, message))
+            else:
+                crops[folder.name].append(crop)
+    missing = [label for label, got in crops.items() if not got]
+    if missing:
+        details = "; ".join(p.message for p in problems) or "the folders are empty"
+        raise EnrolmentError(f"no usable photo for {', '.join(missing)} in {root}: {details}")
+    deck_dir = enroll_crops(crops, prototypes_dir, deck, classifier, seed=seed,
+                            extra_info={"source": str(root)})
+    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in crops.items()}, problems)
+
+
+def _check_labels(deck: str, names: list[str]) -> None:
+    bad = [n for n in names if not re.fullmatch(r"[a-z0-9][a-z0-9_+-]{0,39}", n) or n == UNKNOWN]
+    if bad:
+        raise EnrolmentError(f"sub-folder names {bad} are not usable labels: use lower-case "
+                             f"letters, digits, '-', '+' or '_' (and not 'unknown')")
+    if deck in decks.DECKS:
+        known = set(decks.deck(deck).labels) | {BACK}
+        wrong = [n for n in names if n not in known]
+        if wrong:
+            raise EnrolmentError(
+                f"{wrong} are not cards of {decks.deck(deck).title}; its labels are e.g. "
+                f"{', '.join(list(decks.deck(deck).labels)[:4])} (or enrol under another deck "
+                f"name to make a custom deck)")
+
+
+# ---- guided enrolment from a camera ----------------------------------------------------------
+def guided_enrolment(frames: Iterable[np.ndarray], labels: Sequence[str],
+                     prompt: Callable[[str], None], find: CardFinder, *, shots: int = 2,
+                     steady_frames: int = 3, gap_frames: int = 5,
+                     min_sharpness: float = MIN_SHARPNESS) -> dict[str, list[np.ndarray]]:
+    """Ask for each label in turn ("show yellow-5") and keep ``shots`` crops of it.
+
+    A shot is taken when exactly one sharp card has been seen in ``steady_frames`` frames in a
+    row; between two shots ``gap_frames`` frames pass so they differ. ``prompt`` receives every
+    instruction (and what went wrong) as one line. If the frames run out first, an
+    :class:`EnrolmentError` names the labels still missing.
+    """
+    stream = iter(frames)
+    taken: dict[str, list[np.ndarray]] = {label: [] for label in labels}
+    for label in labels:
+        prompt(f"show {label}")
+        steady = 0
+        wait = 0
+        last_problem = ""
+        while len(taken[label]) < shots:
+            frame = next(stream, None)
+            if frame is None:
+                missing = [lab for lab in labels if len(taken[lab]) < shots]
+                raise EnrolmentError(f"the camera stopped before every card was shown; still "
+                                     f"missing: {', '.join(missing)}")
+            if wait > 0:
+                wait -= 1
+                continue
+            crop, problem = usable_crop(frame, find, "camera", min_sharpness)
+            if crop is None:
+                steady = 0
+                short = problem.split(" — ")[0].removeprefix("camera: ")
+                if short != last_problem:
+                    prompt(f"{short}: show only {label}")
+                    last_problem = short
+                continue
+            steady += 1
+            if steady >= steady_frames:
+                taken[label].append(crop)
+                prompt(f"got {label} ({len(taken[label])}/{shots})")
+                steady, wait, last_problem = 0, gap_frames, ""
+    prompt("all cards enrolled")
+    return taken

@@ -1,0 +1,324 @@
+"""Where things lie on the table: named zones on the table plane and the camera's view of it.
+
+Why this module exists: the rules side reads a table as ``zone -> cards``. Which zone a card
+belongs to is a question of geometry on the *table plane* (flat table units, seen straight
+down), so a layout is a set of named rectangles in table units, the table positions of the
+calibration markers, and a homography from table to camera frame found by calibration
+(:mod:`ducktable.vision.calibrate`). It is saved per table as JSON in the data folder.
+
+Default layouts put each seat's discard pile and reveal area (a grid of slots where played
+cards and round-end hands are laid) around a middle strip (draw pile, lifebelts, trick area);
+their table units match the synthetic camera (1280 x 720 untilted frame pixels).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ducktable.rules.snapshot import CardRead, ZoneRead, middle_zone, seat_zone
+
+LAYOUT_FORMAT_VERSION = 1
+TABLE_SIZE = (1280.0, 720.0)
+CARD_SCALE = 0.85
+CARD_W = 80.0 * CARD_SCALE  # a card's width in table units (scene.py: 1/16 of 1280 at scale 1)
+CARD_H = CARD_W * 1.5
+SLOT_W, SLOT_H = CARD_W + 8.0, CARD_H + 8.0
+MARKER_SIZE = 40.0
+MARKER_IDS = (0, 1, 2, 3)
+
+
+class LayoutError(ValueError):
+    """A layout file or layout request that cannot be used; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class Zone:
+    """A named rectangle on the table plane. ``kind`` "pile" holds one visible card (a stack's
+    top), "spread" holds cards laid side by side in ``cols`` x ``rows`` slots, read row by row."""
+
+    name: str
+    x: float
+    y: float
+    w: float
+    h: float
+    kind: str = "pile"
+    cols: int = 1
+    rows: int = 1
+
+    def contains(self, point: Sequence[float]) -> bool:
+        return self.x <= point[0] < self.x + self.w and self.y <= point[1] < self.y + self.h
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return self.x + self.w / 2, self.y + self.h / 2
+
+    def slot_centres(self) -> list[tuple[float, float]]:
+        """Where the n-th card of a spread is laid (row by row), in table units."""
+        sw, sh = self.w / self.cols, self.h / self.rows
+        return [(self.x + sw * (c + 0.5), self.y + sh * (r + 0.5))
+                for r in range(self.rows) for c in range(self.cols)]
+
+    def corners(self) -> np.ndarray:
+        return np.array([[self.x, self.y], [self.x + self.w, self.y],
+                         [self.x + self.w, self.y + self.h], [self.x, self.y + self.h]], np.float64)
+
+    def reading_key(self, point: Sequence[float]) -> tuple[int, float]:
+        """Sort key putting cards in reading order: slot row first, then left to right."""
+        row = min(self.rows - 1, max(0, int((point[1] - self.y) / (self.h / self.rows))))
+        return row, float(point[0])
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """Zones on the table plane, where the markers lie, and the camera's homography."""
+
+    name: str
+    zones: tuple[Zone, ...]
+    size: tuple[float, float] = TABLE_SIZE
+    markers: dict[int, tuple[float, float]] = field(default_factory=dict)
+    marker_size: float = MARKER_SIZE
+    homography: np.ndarray | None = None  # table -> frame, 3 x 3
+
+    def zone(self, name: str) -> Zone:
+        for z in self.zones:
+            if z.name == name:
+                return z
+        raise LayoutError(f"the layout {self.name!r} has no zone {name!r}; it has "
+                          f"{', '.join(z.name for z in self.zones)}")
+
+    def zone_at(self, point: Sequence[float]) -> Zone | None:
+        for z in self.zones:
+            if z.contains(point):
+                return z
+        return None
+
+    def with_homography(self, homography: np.ndarray) -> TableLayout:
+        return replace(self, homography=np.asarray(homography, np.float64))
+
+    def _h(self) -> np.ndarray:
+        if self.homography is None:
+            raise LayoutError(f"the layout {self.name!r} is not calibrated; run "
+                              "`ducktable calibrate` with the markers in view")
+        return self.homography
+
+    def to_frame(self, points: np.ndarray) -> np.ndarray:
+        return _apply(self._h(), points)
+
+    def to_table(self, points: np.ndarray) -> np.ndarray:
+        return _apply(np.linalg.inv(self._h()), points)
+
+    def marker_corners(self, marker_id: int) -> np.ndarray:
+        """The marker's four corners in table units (ArUco order: TL, TR, BR, BL)."""
+        cx, cy = self.markers[marker_id]
+        s = self.marker_size / 2
+        return np.array([[cx - s, cy - s], [cx + s, cy - s], [cx + s, cy + s], [cx - s, cy + s]])
+
+    # -- files ----------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "v": LAYOUT_FORMAT_VERSION,
+            "name": self.name,
+            "size": list(self.size),
+            "marker_size": self.marker_size,
+            "markers": {str(k): list(v) for k, v in sorted(self.markers.items())},
+            "zones": [z.__dict__ for z in self.zones],
+            "homography": None if self.homography is None else self.homography.tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "layout") -> TableLayout:
+        try:
+            if data.get("v") != LAYOUT_FORMAT_VERSION:
+                raise LayoutError(f"{source}: layout format {data.get('v')!r} is not supported "
+                                  f"(this ducktable reads version {LAYOUT_FORMAT_VERSION})")
+            h = data.get("homography")
+            homography = None if h is None else np.array(h, np.float64).reshape(3, 3)
+            return cls(
+                name=str(data["name"]),
+                zones=tuple(Zone(**z) for z in data["zones"]),
+                size=(float(data["size"][0]), float(data["size"][1])),
+                markers={int(k): (float(v[0]), float(v[1])) for k, v in data["markers"].items()},
+                marker_size=float(data["marker_size"]),
+                homography=homography,
+            )
+        except LayoutError:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
+            raise LayoutError(f"{source} is not a valid table layout ({exc!r}); recalibrate with "
+                              "`ducktable calibrate` to write a new one") from None
+
+    def save(self, path: str | Path) -> None:
+        """Write atomically (a crash never leaves half a calibration behind)."""
+        path = Path(path)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=1))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> TableLayout:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise LayoutError(f"no table calibration at {path}; run `ducktable calibrate` first") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise LayoutError(f"cannot read {path} ({exc}); run `ducktable calibrate` again") from None
+        return cls.from_json(data, str(path))
+
+
+def _apply(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, homography).reshape(-1, 2)
+
+
+# ---- default layouts --------------------------------------------------------------------------
+
+def corner_markers(size: tuple[float, float] = TABLE_SIZE,
+                   marker_size: float = MARKER_SIZE) -> dict[int, tuple[float, float]]:
+    """Marker centres near the four corners of the table area (ids 0..3, clockwise from TL)."""
+    w, h = size
+    m = marker_size / 2 + 6
+    return {0: (m, m), 1: (w - m, m), 2: (w - m, h - m), 3: (m, h - m)}
+
+
+def seat_layout(game: str, players: int, middle: Iterable[str] = ("draw",), *,
+                reveal_cols: int = 4, reveal_rows: int = 2) -> TableLayout:
+    """Seats in two rows around a middle strip: each has a discard pile and a reveal area.
+
+    Seats are numbered clockwise seen from above: along the bottom row from right to left,
+    then along the top row from left to right. ``middle`` names the zones of the middle strip.
+    """
+    if not 2 <= players <= 6:
+        raise LayoutError(f"a seat layout is for 2 to 6 players, not {players}")
+    w, h = TABLE_SIZE
+    bottom = (players + 1) // 2
+    top = players - bottom
+    panel_w = SLOT_W * (reveal_cols + 1) + 12
+    panel_h = SLOT_H * reveal_rows
+    rows_y = {"top": MARKER_SIZE + 16, "bottom": h - MARKER_SIZE - 16 - panel_h}
+    zones: list[Zone] = []
+    order: list[tuple[str, int, int]] = [("bottom", bottom - 1 - i, bottom) for i in range(bottom)]
+    order += [("top", i, top) for i in range(top)]
+    for seat, (row, index, count) in enumerate(order):
+        gap = (w - count * panel_w) / (count + 1)
+        if gap < 0:
+            raise LayoutError(f"{players} seats do not fit the table width")
+        x0 = gap + index * (panel_w + gap)
+        y0 = rows_y[row]
+        zones.append(Zone(seat_zone(seat, "discard"), x0, y0 + (panel_h - SLOT_H) / 2, SLOT_W, SLOT_H))
+        zones.append(Zone(seat_zone(seat, "reveal"), x0 + SLOT_W + 12, y0, SLOT_W * reveal_cols,
+                          panel_h, "spread", reveal_cols, reveal_rows))
+    mids = list(middle)
+    mid_y = h / 2 - SLOT_H / 2
+    for i, kind in enumerate(mids):
+        x = w / 2 + (i - (len(mids) - 1) / 2) * (SLOT_W + 40) - SLOT_W / 2
+        zones.append(Zone(middle_zone(kind), x, mid_y, SLOT_W, SLOT_H))
+    return TableLayout(f"{game}-{players}", tuple(zones), TABLE_SIZE, corner_markers())
+
+
+def duck_layout(players: int) -> TableLayout:
+    """DUCK: discard pile + reveal area per seat; draw pile and lifebelt stack in the middle."""
+    return seat_layout("duck", players, ("draw", "lifebelt"))
+
+
+# ---- from detections to a snapshot ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeenCard:
+    """A card found in a frame: its quad (frame pixels) and what the classifier said."""
+
+    quad: np.ndarray
+    label: str
+    confidence: float
+
+
+def zone_reads(layout: TableLayout, cards: Sequence[SeenCard],
+               occluded: Iterable[str] = ()) -> dict[str, ZoneRead]:
+    """Put every card into the zone its centre lies in, in reading order.
+
+    Labels lose their game prefix (``duck/yellow-5`` -> ``yellow-5``). A pile keeps one card,
+    the most confident (the top of a stack; an edge of the card under it is not a card). Cards
+    outside every zone are ignored. Zones named in ``occluded`` are reported as covered.
+    """
+    covered = set(occluded)
+    found: dict[str, list[tuple[tuple[int, float], CardRead]]] = {z.name: [] for z in layout.zones}
+    for card in cards:
+        centre = layout.to_table(card.quad.mean(axis=0, keepdims=True))[0]
+        zone = layout.zone_at(centre)
+        if zone is None or zone.name in covered:
+            continue
+        label = card.label.split("/", 1)[1] if "/" in card.label else card.label
+        read = CardRead(label, card.confidence, (float(centre[0]), float(centre[1])))
+        found[zone.name].append((zone.reading_key(centre), read))
+    out: dict[str, ZoneRead] = {}
+    for zone in layout.zones:
+        if zone.name in covered:
+            out[zone.name] = ZoneRead(occluded=True)
+            continue
+        items = sorted(found[zone.name], key=lambda kv: kv[0])
+        if zone.kind == "pile" and len(items) > 1:
+            items = [max(items, key=lambda kv: kv[1].confidence)]
+        out[zone.name] = ZoneRead(tuple(read for _, read in items))
+    return out
+
+
+def zone_polygon(layout: TableLayout, zone: Zone) -> np.ndarray:
+    """The zone's outline in frame pixels (for drawing and for occlusion masks)."""
+    return layout.to_frame(zone.corners()).astype(np.float32)
+
+
+
+# ---- hands over the table ---------------------------------------------------------------------
+
+class CoverWatch:
+    """Notices zones hidden by a hand or arm: pixels that are neither a found card nor the
+    empty table seen at calibration.
+
+    The empty table is kept as a small blurred Lab picture and slowly follows light changes
+    where nothing covers it. A zone counts as covered when more than ``fraction`` of it is
+    unexplained. A card the detector missed also leaves pixels unexplained, which is the safe
+    mistake: that zone's frame is skipped instead of being read as empty.
+    """
+
+    SCALE = 0.25
+
+    def __init__(self, layout: TableLayout, empty_table: np.ndarray, *, threshold: float = 22.0,
+                 fraction: float = 0.06, follow: float = 0.05) -> None:
+        self.layout = layout
+        self.threshold = threshold
+        self.fraction = fraction
+        self.follow = follow
+        self.reference = self._lab(empty_table)
+        h, w = self.reference.shape[:2]
+        self.masks: dict[str, np.ndarray] = {}
+        for zone in layout.zones:
+            mask = np.zeros((h, w), np.uint8)
+            poly = zone_polygon(layout, zone) * self.SCALE
+            cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
+            self.masks[zone.name] = mask.astype(bool)
+
+    def _lab(self, frame: np.ndarray) -> np.ndarray:
+        small = cv2.resize(frame, None, fx=self.SCALE, fy=self.SCALE, interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), 1.5)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+    def covered(self, frame: np.ndarray, card_quads: Sequence[np.ndarray]) -> set[str]:
+        lab = self._lab(frame)
+        diff = lab - self.reference
+        distance = np.sqrt((diff[..., 0] * 0.35) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+        cards = np.zeros(distance.shape, np.uint8)
+        for quad in card_quads:
+            cv2.fillConvexPoly(cards, np.round(quad * self.SCALE).astype(np.int32), 1)
+        cards = cv2.dilate(cards, np.ones((5, 5), np.uint8)).astype(bool)
+        odd = (distance > self.threshold) & ~cards
+        free = ~odd & ~cards
+        self.reference[free] += self.follow * (lab[free] - self.reference[free])
+        return {name for name, mask in self.masks.items()
+                if mask.any() and odd[mask].mean() > self.fraction}

@@ -1,0 +1,541 @@
+"""Synthetic videos of whole bot games at a table, and replaying them through the camera path.
+
+Why this module exists: issue 5 asks that camera frames of a real game become the game's
+true event log. A bot game gives that truth; this module turns it into what a camera would see
+(a *script* of table contents frame by frame, with hands reaching over the zones being changed
+and now and then over others), renders the frames with :func:`ducktable.vision.scene.compose_table`
+plus markers, hands and sensor noise, and runs them through detector -> classifier -> zones ->
+stability tracker -> inference -> engine, comparing what was applied with the truth.
+
+Two reading modes: ``oracle`` builds each snapshot straight from the script (true labels,
+with optional random misreads) to test the tracker and inference alone; ``camera`` renders
+frames and reads them with the real detector and either the true labels of the cards found
+(``labels="truth"``) or the shipped classifier (``labels="model"``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ducktable.rules import Event, make_game, simulate
+from ducktable.rules.core import Bot, State
+from ducktable.rules.decks import UNKNOWN
+from ducktable.rules.duck import DuckState, GreedyBot
+from ducktable.rules.infer_base import Inferrer, TableFollower
+from ducktable.rules.infer_duck import DuckInferrer
+from ducktable.rules.snapshot import HIDDEN, CardRead, TableSnapshot, ZoneRead, middle_zone, seat_zone
+from ducktable.rules.stability import StabilityTracker
+
+from .layout import CARD_SCALE, CoverWatch, SeenCard, TableLayout, duck_layout, zone_polygon, zone_reads
+
+FPS = 15
+FRAME_MS = 1000 / FPS
+
+
+# ---- the script: what lies on the table, frame by frame ------------------------------------------
+
+@dataclass(frozen=True)
+class Shot:
+    """One frame's truth: every zone's cards (reading order) and the zones a hand covers."""
+
+    zones: tuple[tuple[str, tuple[str, ...]], ...]
+    covered: frozenset[str]
+    ts: int
+    event_index: int  # how many true events have happened by this frame
+
+    def contents(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.zones)
+
+
+@dataclass
+class _Stage:
+    """The table as the script changes it; ``emit`` adds frames of the current contents."""
+
+    zone_names: list[str]
+    rng: random.Random
+    hold: int
+    cover: int
+    stray_hands: float
+    shots: list[Shot] = field(default_factory=list)
+    zones: dict[str, list[str]] = field(default_factory=dict)
+    event_index: int = 0
+
+    def __post_init__(self) -> None:
+        self.zones = {name: [] for name in self.zone_names}
+
+    def _shot(self, covered: Sequence[str]) -> None:
+        view = tuple((name, tuple(self.zones[name])) for name in self.zone_names)
+        ts = round(len(self.shots) * FRAME_MS)
+        self.shots.append(Shot(view, frozenset(covered), ts, self.event_index))
+
+    def change(self, reach: Sequence[str], apply: Callable[[], None]) -> None:
+        """A hand reaches over ``reach`` for a few frames, changes the table, and leaves."""
+        for _ in range(self.cover):
+            self._shot(reach)
+        apply()
+        for _ in range(max(1, self.cover // 2)):
+            self._shot(reach)
+        self.settle()
+
+    def settle(self) -> None:
+        for _ in range(self.hold):
+            stray = [self.rng.choice(self.zone_names)] if self.rng.random() < self.stray_hands else []
+            self._shot(stray)
+
+
+def duck_script(state: DuckState, events: Sequence[Event], rng: random.Random, *, hold: int = 5,
+                cover: int = 2, stray_hands: float = 0.05, straight_single: float = 0.0,
+                piles: Callable[[DuckState, int], list[str]] | None = None) -> list[Shot]:
+    """The frames of a DUCK game played by the convention of :mod:`ducktable.rules.infer_duck`.
+
+    ``state`` is a fresh full-information state; ``events`` the true log, replayed on it.
+    """
+    n = state.num_players
+    names = [seat_zone(s, k) for s in range(n) for k in ("discard", "reveal")]
+    names += [middle_zone("draw"), middle_zone("lifebelt")]
+    stage = _Stage(names, rng, hold, cover, stray_hands)
+    z = stage.zones
+    discard = {s: seat_zone(s, "discard") for s in range(n)}
+    reveal = {s: seat_zone(s, "reveal") for s in range(n)}
+
+    def set_piles() -> None:
+        for s in range(n):
+            pile = state.seats[s].pile
+            z[discard[s]] = [pile[-1]] if pile else []
+        z[middle_zone("draw")] = ["back"] if state.draw_count > 0 and state.phase != "deal" else []
+        z[middle_zone("lifebelt")] = [] if state.is_over() else [f"lifebelt-{state.lifebelt}-green"]
+
+    stage.settle()
+    for event in events:
+        seat = event.seat
+        if event.type == "deal":
+            state.apply_or_raise(event)
+            stage.event_index += 1
+            stage.change([*discard.values(), middle_zone("draw")], set_piles)
+            continue
+        if event.type == "play":
+            assert seat is not None
+            cards = list(event.data["cards"])
+            if len(cards) > 1 or rng.random() >= straight_single:
+                stage.change([reveal[seat]], lambda c=cards, s=seat: z.__setitem__(reveal[s], c))
+
+            def played(s: int = seat) -> None:
+                z[reveal[s]] = []
+                set_piles()
+
+            state.apply_or_raise(event)
+            stage.event_index += 1
+            stage.change([reveal[seat], discard[seat]], played)
+            continue
+        if event.type == "draw":
+            assert seat is not None
+            source = event.data["source"]
+            reach = middle_zone("draw") if source == "deck" else discard[
+                state.left(seat) if source == "left" else state.right(seat)]
+            state.apply_or_raise(event)
+            stage.event_index += 1
+            stage.change([reach], set_piles)
+            continue
+        if event.type == "duck":
+            assert seat is not None
+            hand = sorted(state.seats[seat].hand.elements())
+            rng.shuffle(hand)
+            state.apply_or_raise(event)
+            stage.event_index += 1
+            stage.change([reveal[seat]], lambda h=hand, s=seat: z.__setitem__(reveal[s], h))
+            continue
+        if event.type == "reveal":
+            shown = [list(h) for h in event.data["hands"]]
+            state.apply_or_raise(event)
+            stage.event_index += 1
+            for s in range(n):
+                if shown[s] and not z[reveal[s]]:
+                    rng.shuffle(shown[s])
+                    stage.change([reveal[s]], lambda h=shown[s], s=s: z.__setitem__(reveal[s], h))
+            stage.change(names, lambda: [z.__setitem__(name, []) for name in names] and None)
+            set_piles()
+            stage.settle()
+            continue
+        raise ValueError(f"the DUCK script does not know the event {event.type!r}")
+    return stage.shots
+
+
+# ---- bot games --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BotGame:
+    """A finished full-information game: its players, options, true log and final scores."""
+
+    game: str
+    players: tuple[str, ...]
+    options: dict[str, Any]
+    events: tuple[Event, ...]
+    scores: tuple[int, ...]
+
+
+def bot_game(game: str, seed: int, players: int = 3) -> BotGame:
+    rng = random.Random(seed)
+    g = make_game(game)
+    names = tuple(f"P{i + 1}" for i in range(players))
+    state = g.new_state(names)
+    bots: list[Bot] = [GreedyBot(random.Random(seed * 100 + i)) for i in range(players)]
+    simulate(state, bots, rng)
+    return BotGame(game, names, dict(g.options), tuple(state.history), tuple(state.scores()))
+
+
+def script_for(game: BotGame, seed: int, **kwargs: Any) -> list[Shot]:
+    if game.game != "duck":
+        raise ValueError(f"no table script for {game.game!r} yet (DUCK only)")
+    state = make_game("duck", game.options).new_state(game.players)
+    assert isinstance(state, DuckState)
+    return duck_script(state, game.events, random.Random(seed), **kwargs)
+
+
+def inferrer_for(game: str) -> Inferrer:
+    if game == "duck":
+        return DuckInferrer()
+    raise ValueError(f"no camera inference for {game!r} yet (DUCK only)")
+
+
+# ---- oracle snapshots -------------------------------------------------------------------------
+
+def oracle_snapshots(shots: Sequence[Shot], labels: Sequence[str], *, misread: float = 0.0,
+                     seed: int = 0) -> Iterator[TableSnapshot]:
+    """Snapshots straight from the script: true labels, covered zones marked, and with
+    probability ``misread`` per card and frame a wrong label or ``unknown`` instead."""
+    rng = random.Random(seed)
+    for index, shot in enumerate(shots):
+        zones: dict[str, ZoneRead] = {}
+        for name, cards in shot.zones:
+            if name in shot.covered:
+                zones[name] = HIDDEN
+                continue
+            reads = []
+            for label in cards:
+                if misread and rng.random() < misread:
+                    wrong = UNKNOWN if rng.random() < 0.5 else rng.choice(labels)
+                    reads.append(CardRead(wrong, 0.3 if wrong == UNKNOWN else 0.6))
+                else:
+                    reads.append(CardRead(label, 0.95))
+            zones[name] = ZoneRead(tuple(reads))
+        yield TableSnapshot(shot.ts, zones, index)
+
+
+# ---- rendering ----------------------------------------------------------------------------------
+
+class TableRenderer:
+    """Draws script frames: cards by compose_table, plus markers, hands and per-frame noise.
+
+    Each distinct table content is composed once (it is the slow part) and cached; every frame
+    then gets its own hands and sensor noise. ``homography`` is the true table->frame view.
+    """
+
+    def __init__(self, game: str, layout: TableLayout, background_seed: int, *, tilt_deg: float = 12.0,
+                 markers: bool = True, size: tuple[int, int] = (1280, 720)) -> None:
+        from .scene import Placement, compose_scene
+
+        self.game = game
+        self.layout = layout
+        self.seed = background_seed
+        self.tilt = tilt_deg
+        self.size = size
+        self.markers = markers
+        w, h = layout.size
+        probe = [Placement(f"{game}/back", (x, y), 0.0, 1.0)
+                 for x, y in ((w * 0.3, h * 0.35), (w * 0.7, h * 0.35), (w * 0.5, h * 0.65))]
+        scene = compose_scene(background_seed, probe, 0, size=size, tilt_deg=tilt_deg)
+        from .scene import card_quad
+
+        src = np.vstack([card_quad(p, size) for p in probe])
+        dst = np.vstack([c.quad for c in scene.cards])
+        homography, _ = cv2.findHomography(src, dst, 0)
+        self.homography: np.ndarray = homography
+        self._cache: dict[Any, np.ndarray] = {}
+        self._placement = Placement
+        self._compose = compose_scene
+
+    def empty_table(self) -> np.ndarray:
+        return self._base(())
+
+    def _base(self, zones: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray:
+        key = zones
+        if key not in self._cache:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            placements = []
+            for name, cards in zones:
+                zone = self.layout.zone(name)
+                spots = zone.slot_centres() if zone.kind == "spread" else [zone.centre] * len(cards)
+                for k, label in enumerate(cards):
+                    jitter = random.Random(zlib.crc32(f"{name}/{k}/{label}".encode()))
+                    x, y = spots[min(k, len(spots) - 1)]
+                    placements.append(self._placement(
+                        f"{self.game}/{label}", (x + jitter.uniform(-3, 3), y + jitter.uniform(-3, 3)),
+                        jitter.uniform(-4, 4), CARD_SCALE))
+            effects = zlib.crc32(repr(key).encode())
+            image = self._compose(self.seed, placements, effects, size=self.size, tilt_deg=self.tilt).image
+            if self.markers:
+                paste_markers(image, self.layout, self.homography)
+            self._cache[key] = image
+        return self._cache[key]
+
+    def frame(self, shot: Shot, index: int) -> np.ndarray:
+        image = self._base(shot.zones).copy()
+        rng = np.random.default_rng([self.seed, index])
+        for name in sorted(shot.covered):
+            draw_hand(image, _map(self.homography, self.layout.zone(name).centre), rng)
+        noise = rng.normal(0, 2.0, image.shape).astype(np.float32)
+        return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+
+def _map(homography: np.ndarray, xy: tuple[float, float]) -> tuple[float, float]:
+    p = cv2.perspectiveTransform(np.array([[xy]], np.float64), homography)[0, 0]
+    return float(p[0]), float(p[1])
+
+
+def paste_markers(image: np.ndarray, layout: TableLayout, homography: np.ndarray) -> None:
+    """Print the layout's ArUco markers onto the table in ``image`` (in place)."""
+    from .calibrate import marker_image
+
+    h, w = image.shape[:2]
+    for marker_id in layout.markers:
+        side = 120
+        tile = cv2.cvtColor(marker_image(marker_id, side), cv2.COLOR_GRAY2BGR)
+        border = (tile.shape[0] - side) // 2
+        corners = layout.marker_corners(marker_id)
+        scale = layout.marker_size / side
+        # the tile's outer square is the marker plus its white border, around the same centre
+        centre = corners.mean(axis=0)
+        half = (side / 2 + border) * scale
+        outer = np.array([[centre[0] - half, centre[1] - half], [centre[0] + half, centre[1] - half],
+                          [centre[0] + half, centre[1] + half], [centre[0] - half, centre[1] + half]])
+        dst = cv2.perspectiveTransform(outer.reshape(-1, 1, 2), homography).reshape(4, 2)
+        src = np.float32([[0, 0], [tile.shape[1], 0], [tile.shape[1], tile.shape[0]], [0, tile.shape[0]]])
+        warp = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+        paint = cv2.warpPerspective(tile, warp, (w, h), flags=cv2.INTER_AREA)
+        cover = cv2.warpPerspective(np.full(tile.shape[:2], 255, np.uint8), warp, (w, h))
+        shade = image.mean(axis=(0, 1)).mean() / 255 * 0.3 + 0.7
+        mask = cover > 127
+        image[mask] = (paint[mask].astype(np.float32) * shade).astype(np.uint8)
+
+
+def draw_hand(image: np.ndarray, target: tuple[float, float], rng: np.random.Generator) -> None:
+    """A skin-coloured hand over ``target`` with its arm reaching in from the nearest edge."""
+    h, w = image.shape[:2]
+    tx, ty = target
+    edges = [(tx, -40.0), (tx, h + 40.0), (-40.0, ty), (w + 40.0, ty)]
+    sx, sy = min(edges, key=lambda p: math.hypot(p[0] - tx, p[1] - ty))
+    skin = np.array([[70, 100, 150], [110, 145, 200], [150, 175, 225], [45, 65, 100]],
+                    np.float64)[int(rng.integers(4))] * rng.uniform(0.9, 1.1)
+    colour = tuple(int(v) for v in skin)
+    palm = (int(tx + rng.normal(0, 8)), int(ty + rng.normal(0, 8)))
+    cv2.line(image, (int(sx), int(sy)), palm, colour, int(rng.uniform(55, 75)), cv2.LINE_AA)
+    cv2.ellipse(image, palm, (int(rng.uniform(45, 60)), int(rng.uniform(38, 50))),
+                float(rng.uniform(0, 180)), 0, 360, colour, -1, cv2.LINE_AA)
+    angle = math.atan2(ty - sy, tx - sx)
+    for k in range(5):
+        a = angle + (k - 2) * 0.3
+        base = (palm[0] + math.cos(a) * 40, palm[1] + math.sin(a) * 40)
+        tip = (base[0] + math.cos(a) * 45, base[1] + math.sin(a) * 45)
+        cv2.line(image, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), colour, 16, cv2.LINE_AA)
+
+
+# ---- reading frames -------------------------------------------------------------------------------
+
+class FrameReader:
+    """Frame -> TableSnapshot: detector, labels (classifier or truth), zones, covered zones."""
+
+    def __init__(self, layout: TableLayout, empty_table: np.ndarray, game: str,
+                 classify: Callable[[list[np.ndarray]], list[tuple[str, float]]] | None = None) -> None:
+        self.layout = layout
+        self.game = game
+        self.classify = classify
+        self.cover = CoverWatch(layout, empty_table)
+        self.seconds = {"detect": 0.0, "classify": 0.0, "zones": 0.0}
+
+    def read(self, frame: np.ndarray, ts: int, index: int, truth: Shot | None = None) -> TableSnapshot:
+        from .detect import detect_cards
+
+        t0 = time.perf_counter()
+        found = detect_cards(frame)
+        t1 = time.perf_counter()
+        if self.classify is not None:
+            labels = self.classify([d.crop for d in found])
+        else:
+            assert truth is not None, "without a classifier the true shot gives the labels"
+            labels = [self._true_label(d.quad, truth) for d in found]
+        t2 = time.perf_counter()
+        seen = [SeenCard(d.quad, lab, conf) for d, (lab, conf) in zip(found, labels, strict=True)]
+        covered = self.cover.covered(frame, [d.quad for d in found])
+        zones = zone_reads(self.layout, seen, covered)
+        t3 = time.perf_counter()
+        self.seconds["detect"] += t1 - t0
+        self.seconds["classify"] += t2 - t1
+        self.seconds["zones"] += t3 - t2
+        return TableSnapshot(ts, zones, index)
+
+    def _true_label(self, quad: np.ndarray, truth: Shot) -> tuple[str, float]:
+        centre = self.layout.to_table(quad.mean(axis=0, keepdims=True))[0]
+        zone = self.layout.zone_at(centre)
+        if zone is None:
+            return UNKNOWN, 0.1
+        cards = truth.contents().get(zone.name, ())
+        if not cards:
+            return UNKNOWN, 0.1
+        if zone.kind == "pile":
+            return cards[-1], 0.95
+        spots = zone.slot_centres()
+        dist = [math.hypot(centre[0] - x, centre[1] - y) for x, y in spots[:len(cards)]]
+        k = int(np.argmin(dist))
+        return (cards[k], 0.95) if dist[k] < 30 else (UNKNOWN, 0.1)
+
+
+def model_classifier(game: str) -> Callable[[list[np.ndarray]], list[tuple[str, float]]]:
+    """The shipped classifier, limited to ``game``'s deck, as a crops -> (label, conf) function."""
+    from .classify import CardClassifier
+
+    model = CardClassifier.load()
+
+    def run(crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        return [(c.label, c.confidence) for c in model.classify(crops, games={game})]
+
+    return run
+
+
+# ---- replay and comparison ----------------------------------------------------------------------
+
+@dataclass
+class ReplayResult:
+    """How one replayed game compares with its truth."""
+
+    seed: int
+    true_events: int
+    camera_right: int = 0  # true events the camera applied by itself, correctly
+    confirmed: int = 0  # events a person had to confirm or enter (pending for too long)
+    wrong_applied: int = 0  # camera events applied that the true log does not contain
+    exact_scores: bool = False
+    true_scores: tuple[int, ...] = ()
+    seen_scores: tuple[int, ...] = ()
+    frames: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    cells_read: int = 0
+    cells_right: int = 0
+    first_problem: str = ""
+
+
+def _same(a: Event, b: Event) -> bool:
+    if a.type != b.type or a.seat != b.seat:
+        return False
+    if a.type == "reveal":
+        return [sorted(h) for h in a.data["hands"]] == [sorted(h) for h in b.data["hands"]]
+    return dict(a.data) == dict(b.data)
+
+
+def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, seed: int = 0,
+           patience_frames: int = 45, tracker: StabilityTracker | None = None) -> ReplayResult:
+    """Feed snapshots to a follower on an observer state; a simulated person confirms with the
+    true event whatever stays pending for ``patience_frames`` frames or is left at the end."""
+    g = make_game(game.game, game.options)
+    truth = [g.public_event(e) for e in game.events]
+    state: State = g.new_state(game.players, observer=True)
+    follower = TableFollower(state, inferrer_for(game.game), tracker or StabilityTracker(window=5, needed=3))
+    result = ReplayResult(seed, len(truth), true_scores=game.scores)
+    waited = 0
+
+    def check_new(start: int) -> bool:
+        for k in range(start, len(follower.log)):
+            inference = follower.log[k]
+            if inference.why in ("confirmed by hand", "entered by hand"):
+                continue
+            if k < len(truth) and _same(inference.event, truth[k]):
+                result.camera_right += 1
+            else:
+                result.wrong_applied += 1
+                expected = truth[k].dumps() if k < len(truth) else "nothing"
+                result.first_problem = result.first_problem or (
+                    f"event #{k}: applied {inference.event.dumps()} but the truth is {expected}")
+                return False
+        return True
+
+    for snapshot, shot in snapshots:
+        result.frames += 1
+        for name, cards in shot.zones:
+            if name not in shot.covered and name.endswith(("discard", "reveal")):
+                read = snapshot.zone(name)
+                if read is not None and not read.occluded:
+                    result.cells_read += 1
+                    result.cells_right += read.labels == cards
+        before = len(follower.log)
+        step = follower.feed(snapshot)
+        if not check_new(before):
+            break
+        waited = waited + 1 if step.pending is not None else 0
+        if waited >= patience_frames and len(follower.log) < len(truth):
+            _confirm(follower, truth, result)
+            waited = 0
+            if not check_new(len(follower.log)):
+                break
+    else:
+        while not state.is_over() and len(follower.log) < len(truth) and not result.wrong_applied:
+            _confirm(follower, truth, result)
+            follower.advance()
+            check_new(len(follower.log))
+    result.seen_scores = tuple(state.scores()) if state.is_over() else ()
+    result.exact_scores = result.seen_scores == game.scores and not result.wrong_applied
+    return result
+
+
+def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult) -> None:
+    k = len(follower.log)
+    verdict = follower.confirm(truth[k])
+    result.confirmed += 1
+    if not verdict.ok:
+        result.first_problem = result.first_problem or f"event #{k}: the true event was refused: {verdict}"
+        raise RuntimeError(result.first_problem)
+
+
+def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02) -> ReplayResult:
+    """One DUCK bot game replayed from oracle snapshots (no pixels)."""
+    game = bot_game("duck", seed, players)
+    shots = script_for(game, seed)
+    labels = sorted({c for e in game.events if e.type == "reveal" for h in e.data["hands"] for c in h})
+    snaps = oracle_snapshots(shots, labels or ["yellow-1"], misread=misread, seed=seed)
+    return replay(game, zip(snaps, shots, strict=True), seed=seed)
+
+
+def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 12.0,
+                  max_frames: int | None = None) -> ReplayResult:
+    """One DUCK bot game rendered frame by frame and read back through the camera path."""
+    game = bot_game("duck", seed, players)
+    shots = script_for(game, seed)
+    if max_frames is not None:
+        shots = shots[:max_frames]
+    layout = duck_layout(players)
+    renderer = TableRenderer("duck", layout, background_seed=seed, tilt_deg=tilt_deg)
+    from .calibrate import calibrate_from_markers
+
+    empty = renderer.empty_table()
+    calibrated = calibrate_from_markers(layout, empty).layout
+    reader = FrameReader(calibrated, empty, "duck", model_classifier("duck") if labels == "model" else None)
+    render_s = 0.0
+
+    def frames() -> Iterator[tuple[TableSnapshot, Shot]]:
+        nonlocal render_s
+        for index, shot in enumerate(shots):
+            t0 = time.perf_counter()
+            image = renderer.frame(shot, index)
+            render_s += time.perf_counter() - t0
+            yield reader.read(image, shot.ts, index, shot), shot
+
+    result = replay(game, frames(), seed=seed)
+    result.seconds = dict(reader.seconds, render=render_s)
+    return result

@@ -1,0 +1,215 @@
+"""The table PIN: reading is open to the local network, every change needs the PIN.
+
+A phone unlocks once (the PIN typed into any change form, or on the unlock page) and stays
+unlocked for its session. The session keeps a keyed fingerprint of the PIN, not the PIN, so
+choosing a new PIN at setup locks every phone again. Wrong guesses are slowed down per
+address so a four-digit PIN cannot be tried through in an evening.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import logging
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from werkzeug.wrappers import Response
+
+log = logging.getLogger(__name__)
+bp = Blueprint("auth", __name__)
+
+PIN_DIGITS = (4, 8)
+MAX_FAILURES = 5
+LOCKOUT_S = 30.0
+_EXT = "ducktable.pin"
+_SESSION_KEY = "pin_fp"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PinError(ValueError):
+    """A PIN that does not have the required form; the message says what is allowed."""
+
+
+def check_pin_format(pin: str) -> str:
+    pin = pin.strip()
+    low, high = PIN_DIGITS
+    if not (pin.isascii() and pin.isdigit() and low <= len(pin) <= high):
+        raise PinError(f"A table PIN is {low} to {high} digits (0-9), e.g. 4821.")
+    return pin
+
+
+class TablePin:
+    """The current PIN, optionally kept in a file so a PIN chosen at setup survives restarts."""
+
+    def __init__(self, initial: str | None, path: str | os.PathLike[str] | None) -> None:
+        self._lock = threading.Lock()
+        self.path = Path(path) if path else None
+        stored = self._read_file()
+        if stored is not None:
+            self._pin = stored
+        elif initial:
+            self._pin = check_pin_format(str(initial))
+        else:
+            self._pin = f"{secrets.randbelow(10_000):04d}"
+            log.warning("no table PIN configured; this run's PIN is %s", self._pin)
+
+    @property
+    def value(self) -> str:
+        return self._pin
+
+    def set(self, pin: str) -> None:
+        pin = check_pin_format(pin)
+        with self._lock:
+            self._pin = pin
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w", encoding="ascii") as handle:
+                    handle.write(pin + "\n")
+
+    def matches(self, candidate: str) -> bool:
+        return hmac.compare_digest(candidate.strip().encode(), self._pin.encode())
+
+    def fingerprint(self, secret: str) -> str:
+        return hmac.new(secret.encode(), self._pin.encode(), hashlib.sha256).hexdigest()
+
+    def _read_file(self) -> str | None:
+        if self.path is None:
+            return None
+        try:
+            return check_pin_format(self.path.read_text(encoding="ascii"))
+        except (OSError, UnicodeDecodeError, PinError):
+            return None
+
+
+class Guard:
+    """Counts wrong PINs per client address and refuses guesses for a while after too many."""
+
+    def __init__(self, max_failures: int = MAX_FAILURES, lockout_s: float = LOCKOUT_S) -> None:
+        self.max_failures = max_failures
+        self.lockout_s = lockout_s
+        self._failures: dict[str, tuple[int, float]] = {}
+        self._lock = threading.Lock()
+
+    def wait_left(self, who: str) -> float:
+        with self._lock:
+            count, since = self._failures.get(who, (0, 0.0))
+            if count < self.max_failures:
+                return 0.0
+            left = self.lockout_s - (time.monotonic() - since)
+            if left <= 0:
+                del self._failures[who]
+                return 0.0
+            return left
+
+    def failed(self, who: str) -> None:
+        with self._lock:
+            count, _ = self._failures.get(who, (0, 0.0))
+            self._failures[who] = (count + 1, time.monotonic())
+
+    def succeeded(self, who: str) -> None:
+        with self._lock:
+            self._failures.pop(who, None)
+
+
+def init_app(app: Flask) -> None:
+    app.extensions[_EXT] = TablePin(app.config["TABLE_PIN"], app.config["PIN_FILE"])
+    app.extensions[_EXT + ".guard"] = Guard()
+    app.jinja_env.globals["is_unlocked"] = is_unlocked
+
+
+def table_pin(app: Flask | None = None) -> TablePin:
+    return (app or current_app).extensions[_EXT]  # type: ignore[no-any-return]
+
+
+def is_unlocked() -> bool:
+    fp = session.get(_SESSION_KEY)
+    expected = table_pin().fingerprint(current_app.config["SECRET_KEY"])
+    return isinstance(fp, str) and hmac.compare_digest(fp, expected)
+
+
+def try_unlock(candidate: object) -> str | None:
+    """Unlock this session with ``candidate``; returns the problem, or None on success."""
+    guard: Guard = current_app.extensions[_EXT + ".guard"]
+    who = request.remote_addr or "?"
+    wait = guard.wait_left(who)
+    if wait > 0:
+        return f"Too many wrong PINs from this phone. Wait {int(wait) + 1} seconds and try again."
+    if not isinstance(candidate, str) or not candidate.strip():
+        return "This change needs the table PIN (shown on the device's console)."
+    if not table_pin().matches(candidate):
+        guard.failed(who)
+        return "That PIN is not the table PIN. Look at the device's console and try again."
+    guard.succeeded(who)
+    session[_SESSION_KEY] = table_pin().fingerprint(current_app.config["SECRET_KEY"])
+    return None
+
+
+def lock() -> None:
+    session.pop(_SESSION_KEY, None)
+
+
+def pin_required(view: F) -> F:
+    """Let the view run only for an unlocked session or a request carrying the right PIN."""
+
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if not is_unlocked():
+            problem = try_unlock(request.form.get("pin"))
+            if problem is not None:
+                status = 429 if problem.startswith("Too many") else 403
+                back = _local_path(request.referrer) or url_for("scoreboard.home")
+                return render_template("unlock.html", problem=problem, next=back), status
+        return view(*args, **kwargs)
+
+    return wrapped  # type: ignore[return-value]
+
+
+def _local_path(url: str | None) -> str | None:
+    """The path of ``url`` when it points at this site (where to go back after unlocking)."""
+    if not url or not url.startswith(request.host_url):
+        return None
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+@bp.route("/unlock", methods=["GET", "POST"])
+def unlock() -> Any:
+    nxt = request.values.get("next", "")
+    if not nxt.startswith("/") or nxt.startswith("//"):
+        nxt = url_for("scoreboard.home")
+    if request.method == "GET":
+        return render_template("unlock.html", problem=None, next=nxt)
+    problem = try_unlock(request.form.get("pin"))
+    if problem is not None:
+        status = 429 if problem.startswith("Too many") else 403
+        return render_template("unlock.html", problem=problem, next=nxt), status
+    flash("Unlocked: this phone may now change the game.", "ok")
+    return redirect(nxt, code=303)
+
+
+@bp.post("/lock")
+def relock() -> Response:
+    lock()
+    flash("Locked: changes need the PIN again.", "ok")
+    return redirect(url_for("scoreboard.home"), code=303)

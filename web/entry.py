@@ -1,0 +1,194 @@
+"""Manual entry and correction: every event the camera could report, entered by tapping.
+
+A submitted form becomes an :class:`Event` (web/forms.py) and goes to the store, which checks
+it against the rules: a legal event is recorded, an illegal one is shown with its reason and
+rule texts and changes nothing. Any recorded event can be corrected ("that was a blue 5, not
+a blue 3") when the whole log still replays, and the last event can be undone; the store
+records both in the match's audit trail.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+
+from ducktable.device.store import MatchInfo, StoreError
+from ducktable.rules.catalogue import rule_texts
+from ducktable.rules.core import EventSpec, State, Verdict
+from ducktable.rules.decks import DECKS
+
+from . import forms
+from .auth import pin_required
+from .db import get_store, match_or_404
+
+bp = Blueprint("entry", __name__)
+
+MAX_REASON = 200
+
+
+def now_ms() -> int:
+    """The phone-entry timestamp (Grey Duck races compare these)."""
+    return int(time.time() * 1000)
+
+
+def cited(verdict: Verdict, game: str) -> list[tuple[str, str]]:
+    """The verdict's rule IDs with the project's own summary of each."""
+    texts = rule_texts(game)
+    return [(rule, texts.get(rule, "(no summary in the catalogue)")) for rule in verdict.rules]
+
+
+def picker(info: MatchInfo, state: State) -> list[str]:
+    deck = DECKS.get(info.game)
+    return forms.picker_cards(state.game, state, deck.labels if deck else ())
+
+
+def ordered_specs(state: State, specs: list[EventSpec]) -> list[EventSpec]:
+    """Chance events first when one is due (a deal), the seat's own moves first otherwise."""
+    due_chance = state.needs_chance()
+    return sorted(specs, key=lambda s: 0 if s.chance == due_chance else 1)
+
+
+def spec_or_400(state: State, etype: str) -> EventSpec:
+    spec = state.game.event_spec(etype)
+    if spec is None:
+        known = ", ".join(s.type for s in state.game.event_specs)
+        abort(400, description=f"'{etype}' is not an event of {state.game.title}; known: {known}.")
+    return spec
+
+
+def entry_page(
+    info: MatchInfo,
+    *,
+    problem: str | None = None,
+    verdict: Verdict | None = None,
+    values: Mapping[str, str] | None = None,
+    status: int = 200,
+) -> Any:
+    store = get_store()
+    state = store.state(info.id)
+    events = store.events(info.id)
+    specs = ordered_specs(state, forms.manual_specs(state.game))
+    event_forms = [forms.build_form(spec, state) for spec in specs]
+    failed_type = (values or {}).get(forms.TYPE_FIELD)
+    for i, form in enumerate(event_forms):
+        if values is not None and form.spec.type == failed_type:
+            event_forms[i] = _refill(form, values)
+    recent = list(enumerate(events))[-12:][::-1]
+    return (
+        render_template(
+            "entry.html",
+            info=info,
+            state=state,
+            event_forms=event_forms,
+            picker=picker(info, state),
+            recent=recent,
+            public=state.game.public_event,
+            problem=problem,
+            verdict=verdict,
+            cited=cited(verdict, info.game) if verdict is not None else [],
+            failed_type=failed_type,
+        ),
+        status,
+    )
+
+
+@bp.get("/match/<int:match_id>/entry")
+def page(match_id: int) -> Any:
+    return entry_page(match_or_404(match_id))
+
+
+@bp.post("/match/<int:match_id>/events")
+@pin_required
+def submit(match_id: int) -> Any:
+    info = match_or_404(match_id)
+    store = get_store()
+    state = store.state(match_id)
+    spec = spec_or_400(state, request.form.get(forms.TYPE_FIELD, ""))
+    try:
+        event = forms.parse_event(spec, state, request.form, ts=now_ms())
+    except forms.FormError as exc:
+        return entry_page(info, problem=str(exc), values=request.form, status=400)
+    verdict = store.submit(match_id, event)
+    if not verdict.ok:
+        return entry_page(info, verdict=verdict, values=request.form, status=422)
+    flash(f"Recorded #{len(store.events(match_id)) - 1} {event.type}: {verdict.reason}", "ok")
+    return redirect(url_for("entry.page", match_id=match_id), code=303)
+
+
+@bp.post("/match/<int:match_id>/undo")
+@pin_required
+def undo(match_id: int) -> Any:
+    match_or_404(match_id)
+    reason = (request.form.get(forms.REASON_FIELD) or "undone on the phone")[:MAX_REASON]
+    removed = get_store().undo(match_id, reason)
+    if removed is None:
+        flash("There is nothing to undo: the match has no events yet.", "error")
+    else:
+        flash(f"Undone: the last event ({removed.type}) was removed.", "ok")
+    return redirect(url_for("entry.page", match_id=match_id), code=303)
+
+
+@bp.route("/match/<int:match_id>/events/<int:index>/correct", methods=["GET", "POST"])
+@pin_required
+def correct(match_id: int, index: int) -> Any:
+    info = match_or_404(match_id)
+    store = get_store()
+    events = store.events(match_id)
+    if not 0 <= index < len(events):
+        abort(404, description=f"Match {match_id} has no event #{index}; it has {len(events)}.")
+    original = events[index]
+    state = store.state(match_id)
+    etype = request.values.get(forms.TYPE_FIELD, original.type)
+    spec = spec_or_400(state, etype)
+    problem: str | None = None
+    verdict: Verdict | None = None
+    status = 200
+    if request.method == "POST":
+        try:
+            event = forms.parse_event(spec, state, request.form, ts=original.ts)
+        except forms.FormError as exc:
+            problem, status = str(exc), 400
+        else:
+            reason = (request.form.get(forms.REASON_FIELD) or "corrected on the phone")
+            try:
+                verdict = store.correct(match_id, index, event, reason[:MAX_REASON])
+            except StoreError as exc:
+                problem, status = str(exc), 400
+            else:
+                if verdict.ok:
+                    flash(verdict.reason, "ok")
+                    return redirect(url_for("entry.page", match_id=match_id), code=303)
+                status = 422
+    prefill = original if etype == original.type else None
+    form = forms.build_form(spec, state, prefill)
+    if request.method == "POST":
+        form = _refill(form, request.form)
+    return (
+        render_template(
+            "correct.html",
+            info=info,
+            index=index,
+            original=original,
+            form=form,
+            specs=state.game.event_specs,
+            picker=picker(info, state),
+            problem=problem,
+            verdict=verdict,
+            cited=cited(verdict, info.game) if verdict is not None else [],
+        ),
+        status,
+    )
+
+
+def _refill(form: forms.EventForm, values: Mapping[str, str]) -> forms.EventForm:
+    """Show what the user typed again after a refusal, so nothing has to be re-entered."""
+    for w in form.widgets:
+        if w.kind in ("seat_card", "seat_cards"):
+            w.seat_values = [values.get(f"{w.name}.{i}", "") for i in range(len(w.seat_values))]
+        else:
+            w.value = values.get(w.name, "")
+    form.seat_value = values.get(forms.SEAT_FIELD, form.seat_value)
+    return form

@@ -1,0 +1,98 @@
+"""History: every match played on this table, and per-player totals for each game.
+
+Totals are kept per game because points of different games do not add up (a DUCK point is
+not a Grey Duck point). A match whose log no longer replays is listed with the store's
+message instead of breaking the page. Each match's log can be downloaded: the public form
+(hidden cards removed) for anyone, the full form for an unlocked phone.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Response, render_template, request
+
+from ducktable.device.store import MatchInfo, StoreError
+from ducktable.rules.registry import game_class
+
+from .auth import is_unlocked
+from .db import get_store, match_or_404
+
+bp = Blueprint("history", __name__)
+
+
+@dataclass
+class PlayerTotal:
+    name: str
+    matches: int = 0
+    finished: int = 0
+    wins: int = 0
+    points: int = 0
+
+
+@dataclass
+class MatchRow:
+    info: MatchInfo
+    title: str
+    scores: list[int] = field(default_factory=list)
+    winners: list[int] = field(default_factory=list)
+    problem: str | None = None
+
+
+def _title(game: str) -> str:
+    try:
+        return game_class(game).title or game
+    except Exception:  # an engine not installed here still lists by its name
+        return game
+
+
+def summarise(matches: list[MatchInfo]) -> tuple[list[MatchRow], dict[str, list[PlayerTotal]]]:
+    store = get_store()
+    rows: list[MatchRow] = []
+    totals: dict[str, dict[str, PlayerTotal]] = defaultdict(dict)
+    for info in matches:
+        row = MatchRow(info, _title(info.game))
+        try:
+            state = store.state(info.id)
+            row.scores = [int(s) for s in state.scores()]
+            row.winners = state.winners()
+        except StoreError as exc:
+            row.problem = str(exc)
+        rows.append(row)
+        if row.problem:
+            continue
+        for seat, name in enumerate(info.players):
+            total = totals[row.title].setdefault(name, PlayerTotal(name))
+            total.matches += 1
+            total.points += row.scores[seat]
+            if info.finished:
+                total.finished += 1
+                total.wins += seat in row.winners
+    ranked = {
+        title: sorted(by_name.values(), key=lambda t: (-t.wins, -t.points, t.name))
+        for title, by_name in sorted(totals.items())
+    }
+    return rows, ranked
+
+
+@bp.get("/history")
+def index() -> Any:
+    rows, totals = summarise(get_store().list_matches())
+    return render_template("history.html", rows=rows, totals=totals)
+
+
+@bp.get("/match/<int:match_id>/export.jsonl")
+def export(match_id: int) -> Response:
+    match_or_404(match_id)
+    full = request.args.get("full") == "1" and is_unlocked()
+    text = get_store().export_jsonl(match_id, public=not full)
+    suffix = "" if full else "-public"
+    return Response(
+        text,
+        mimetype="application/x-ndjson",
+        headers={
+            "Content-Disposition": f'attachment; filename="match-{match_id}{suffix}.jsonl"'
+        },
+    )

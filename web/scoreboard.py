@@ -1,0 +1,338 @@
+"""The scoreboard: each seat's score and what makes it up, whose turn, the last events, a
+per-round chart and the virtual LEDs, kept live with Server-Sent Events.
+
+Why SSE: one long GET per phone that the server writes to when the match's ``seq`` grows
+(``store.wait_for_change``), so a phone shows an event well within a second without polling
+or reloading, and a browser reconnects by itself. The rendered board is cached per
+(match, seq), so thirty phones cost one render per event.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    stream_with_context,
+    url_for,
+)
+from markupsafe import Markup
+
+from ducktable.device.store import MatchInfo, StoreError
+from ducktable.rules.core import Event, Game, State
+from ducktable.rules.registry import make_game
+
+from . import present
+from .db import current_match, get_store, match_or_404
+
+bp = Blueprint("scoreboard", __name__)
+
+RECENT_EVENTS = 8
+
+
+@bp.get("/")
+def home() -> Any:
+    """Follow the table: the match being played now, or the setup page when there is none."""
+    info = current_match()
+    if info is None:
+        return redirect(url_for("setup.new_match"))
+    return redirect(url_for("scoreboard.board", match_id=info.id, follow=1))
+
+
+@bp.get("/match/<int:match_id>")
+def board(match_id: int) -> Any:
+    info = match_or_404(match_id)
+    snapshot = board_snapshot(info)
+    return render_template(
+        "scoreboard.html",
+        info=info,
+        snap=snapshot,
+        board_html=render_board(snapshot),
+        leds_html=render_leds(info),
+        follow=request.args.get("follow") == "1",
+    )
+
+
+@bp.get("/match/<int:match_id>/view.json")
+def view_json(match_id: int) -> Response:
+    info = match_or_404(match_id)
+    snap = board_snapshot(info)
+    return jsonify(
+        {
+            "match": info.to_json(),
+            "seq": snap.seq,
+            "view": snap.view,
+            "scores": snap.scores,
+            "to_move": snap.to_move,
+            "next": snap.next,
+            "over": snap.over,
+            "winners": snap.winners,
+        }
+    )
+
+
+@bp.get("/match/<int:match_id>/live")
+def live(match_id: int) -> Response:
+    """The live stream: a ``board`` message now and after every change, keep-alives between."""
+    match_or_404(match_id)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    store = get_store()
+    stop: threading.Event = app.config["STOP_EVENT"]
+    wait_s = float(app.config["LIVE_WAIT_S"])
+    keepalive_s = float(app.config["LIVE_KEEPALIVE_S"])
+
+    def stream() -> Iterator[str]:
+        sent: tuple[int, Any] | None = None
+        last_write = time.monotonic()
+        newer_checked = 0.0
+        newer: int | None = None
+        yield "retry: 1000\n\n"
+        while not stop.is_set():
+            try:
+                seq = store.seq(match_id)
+                cue = cue_snapshot()
+                now = time.monotonic()
+                if now - newer_checked > 2.0 or sent is None or sent[0] != seq:
+                    newer_checked = now
+                    current = current_match()
+                    newer = current.id if current is not None and current.id != match_id else None
+                state_key = (seq, cue, newer)
+                if state_key != sent:
+                    info = store.match(match_id)
+                    payload = live_payload(info, newer)
+                    sent = state_key
+                    last_write = now
+                    yield f"id: {payload['seq']}\nevent: board\ndata: {json.dumps(payload)}\n\n"
+                elif now - last_write >= keepalive_s:
+                    last_write = now
+                    yield ": keep-alive\n\n"
+                store.wait_for_change(match_id, seq, wait_s)
+            except StoreError:
+                return  # the store was closed (shutdown) or the match vanished: end the stream
+
+    return Response(
+        stream_with_context(stream()),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def live_payload(info: MatchInfo, newer: int | None) -> dict[str, Any]:
+    snap = board_snapshot(info)
+    return {
+        "seq": snap.seq,
+        "board": str(render_board(snap)),
+        "leds": str(render_leds(info)),
+        "over": snap.over,
+        "newer": newer,
+        "event_count": snap.event_count,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# What the board shows
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecentEvent:
+    index: int
+    who: str
+    seat: int | None
+    type: str
+    data: dict[str, Any]
+    source: str
+
+
+@dataclass(frozen=True)
+class BoardSnapshot:
+    """Everything the board template needs, taken once per (match, seq)."""
+
+    info: MatchInfo
+    seq: int
+    title: str
+    view: dict[str, Any]
+    scores: list[int]
+    to_move: int | None
+    next: str
+    over: bool
+    winners: list[int]
+    event_count: int
+    recent: list[RecentEvent]
+    rows: list[present.SeatRow]
+    facts: list[tuple[str, Any]]
+    chart: present.Chart
+    round_points: list[list[int]]
+
+
+class _SnapshotCache:
+    """The last few snapshots and rendered boards, keyed by (match id, seq)."""
+
+    def __init__(self, size: int = 16) -> None:
+        self._items: OrderedDict[tuple[int, int], tuple[BoardSnapshot, Markup | None]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+        self.size = size
+
+    def get(self, key: tuple[int, int]) -> tuple[BoardSnapshot, Markup | None] | None:
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+            return item
+
+    def put(self, key: tuple[int, int], value: tuple[BoardSnapshot, Markup | None]) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+class _TimelineCache:
+    """Running score totals after each scoring moment, extended event by event.
+
+    Used for games whose view has no ``round_points``: a "round" is then any event after
+    which the scores changed. Re-replays only when an earlier event was undone or corrected.
+    """
+
+    def __init__(self) -> None:
+        self._items: dict[int, tuple[list[Event], State, list[list[int]]]] = {}
+        self._lock = threading.Lock()
+
+    def series(self, info: MatchInfo, game: Game, events: list[Event]) -> list[list[int]]:
+        with self._lock:
+            cached = self._items.get(info.id)
+            if cached is not None and events[: len(cached[0])] == cached[0]:
+                done, state, series = cached
+                series = [list(row) for row in series]
+            else:
+                done, state = [], game.new_state(info.players, observer=info.observer)
+                series = [[0] * len(info.players)]
+            for event in events[len(done):]:
+                if not state.apply(event).ok:
+                    break  # the store replays the same log; this cannot differ from it
+                scores = [int(s) for s in state.scores()]
+                if scores != series[-1]:
+                    series.append(scores)
+            self._items[info.id] = (list(events), state, series)
+            return series
+
+
+def _caches() -> tuple[_SnapshotCache, _TimelineCache]:
+    ext = current_app.extensions
+    if "ducktable.board_cache" not in ext:
+        ext.setdefault("ducktable.board_cache", (_SnapshotCache(), _TimelineCache()))
+    return ext["ducktable.board_cache"]  # type: ignore[no-any-return]
+
+
+def board_snapshot(info: MatchInfo) -> BoardSnapshot:
+    store = get_store()
+    seq = store.seq(info.id)
+    cache, timelines = _caches()
+    hit = cache.get((info.id, seq))
+    if hit is not None:
+        return hit[0]
+    state = store.state(info.id)
+    events = store.events(info.id)
+    game = state.game
+    view = state.public_view()
+    n = len(info.players)
+    round_points = _round_points(view, n)
+    if round_points is not None:
+        series = present.cumulative(round_points, n)
+    else:
+        series = timelines.series(info, make_game(info.game, info.options), events)
+        round_points = [
+            [b - a for a, b in zip(prev, row, strict=True)]
+            for prev, row in zip(series, series[1:], strict=False)
+        ]
+    recent = [
+        _recent(i, game.public_event(e), info.players)
+        for i, e in list(enumerate(events))[-RECENT_EVENTS:][::-1]
+    ]
+    over = state.is_over()
+    snap = BoardSnapshot(
+        info=info,
+        seq=seq,
+        title=game.title or info.game,
+        view=view,
+        scores=[int(s) for s in state.scores()],
+        to_move=state.to_move(),
+        next=state.describe_next(),
+        over=over,
+        winners=state.winners() if over else [],
+        event_count=len(events),
+        recent=recent,
+        rows=present.seat_rows(view, n),
+        facts=present.table_facts(view),
+        chart=present.chart(series, info.players),
+        round_points=round_points,
+    )
+    cache.put((info.id, seq), (snap, None))
+    return snap
+
+
+def _round_points(view: dict[str, Any], n: int) -> list[list[int]] | None:
+    points = view.get("round_points")
+    if not isinstance(points, list):
+        return None
+    rows: list[list[int]] = []
+    for row in points:
+        if not isinstance(row, list) or len(row) != n:
+            return None
+        if not all(isinstance(p, int) and not isinstance(p, bool) for p in row):
+            return None
+        rows.append(list(row))
+    return rows
+
+
+def _recent(index: int, event: Event, players: Sequence[str]) -> RecentEvent:
+    seat = event.seat
+    who = players[seat] if seat is not None and 0 <= seat < len(players) else "table"
+    return RecentEvent(index, who, seat, event.type, dict(event.data), event.source)
+
+
+def render_board(snap: BoardSnapshot) -> Markup:
+    cache, _ = _caches()
+    key = (snap.info.id, snap.seq)
+    hit = cache.get(key)
+    if hit is not None and hit[1] is not None:
+        return hit[1]
+    template = current_app.jinja_env.select_template(
+        [f"games/{snap.info.game}.html", "games/generic.html"]
+    )
+    html = Markup(render_template("board.html", snap=snap, game_template=template))
+    cache.put(key, (snap, html))
+    return html
+
+
+def cue_snapshot() -> Any:
+    cues = current_app.config.get("CUES")
+    if cues is None:
+        return None
+    try:
+        return json.dumps(cues.snapshot(), sort_keys=True)
+    except Exception:  # a cue board that fails must never take the scoreboard down
+        current_app.logger.exception("the cue board's snapshot failed")
+        return None
+
+
+def render_leds(info: MatchInfo) -> Markup:
+    raw = cue_snapshot()
+    if raw is None:
+        return Markup("")
+    return Markup(render_template("leds.html", cues=json.loads(raw), players=info.players))

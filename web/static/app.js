@@ -1,0 +1,100 @@
+// ducktable's few behaviours: the live scoreboard, the card pickers, the setup form.
+// Everything works without JavaScript too (forms post, pages reload); this only makes it nicer.
+"use strict";
+
+function startLiveBoard(live) {
+  const state = document.getElementById("live-state");
+  const board = document.getElementById("board");
+  const leds = document.getElementById("leds");
+  const newer = document.getElementById("newer");
+  const follow = live.dataset.follow === "1";
+  const source = new EventSource(live.dataset.liveUrl);
+  source.addEventListener("board", (message) => {
+    const data = JSON.parse(message.data);
+    if (String(data.seq) !== live.dataset.seq) { board.innerHTML = data.board; }
+    leds.innerHTML = data.leds;
+    live.dataset.seq = String(data.seq);
+    state.textContent = "live · update " + data.seq;
+    state.dataset.state = "live";
+    if (data.newer) {
+      if (follow) {
+        source.close();
+        window.location.replace(live.dataset.home);
+        return;
+      }
+      newer.hidden = false;
+      newer.innerHTML = "";
+      const link = document.createElement("a");
+      link.href = "/match/" + Number(data.newer);
+      link.textContent = "A newer match is being played: match " + Number(data.newer) + " →";
+      newer.appendChild(link);
+    }
+  });
+  source.addEventListener("open", () => { state.textContent = "live"; state.dataset.state = "live"; });
+  source.addEventListener("error", () => {
+    state.textContent = "reconnecting…";
+    state.dataset.state = "reconnecting";
+  });
+}
+
+function setActive(form, input) {
+  form.querySelectorAll("[data-cards]").forEach((el) => el.classList.remove("active-cards"));
+  if (input) { input.classList.add("active-cards"); }
+  form.activeCards = input;
+}
+
+function tokens(value) {
+  return value.split(/[\s,;]+/).filter((t) => t.length > 0);
+}
+
+function startPickers(form) {
+  const inputs = form.querySelectorAll("[data-cards]");
+  if (inputs.length === 0) { return; }
+  setActive(form, inputs[0]);
+  form.addEventListener("focusin", (e) => {
+    if (e.target.matches("[data-cards]")) { setActive(form, e.target); }
+  });
+  form.addEventListener("click", (e) => {
+    const pick = e.target.closest(".pick");
+    const back = e.target.closest(".pick-back");
+    const input = form.activeCards;
+    if (!input || (!pick && !back)) { return; }
+    e.preventDefault();
+    if (pick) {
+      const label = pick.dataset.card;
+      input.value = input.dataset.cards === "one" ? label : tokens(input.value).concat([label]).join(", ");
+    } else {
+      input.value = tokens(input.value).slice(0, -1).join(", ");
+    }
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+}
+
+function startSetup(form) {
+  const update = () => {
+    const chosen = form.querySelector("input[name=game]:checked");
+    if (!chosen) { return; }
+    const max = Number(chosen.dataset.max);
+    form.querySelectorAll("fieldset.options").forEach((fs) => {
+      fs.hidden = fs.dataset.game !== chosen.value;
+      fs.disabled = fs.hidden;
+    });
+    form.querySelectorAll(".seat-input").forEach((label) => {
+      label.hidden = Number(label.dataset.seat) >= max;
+      label.querySelector("input").disabled = label.hidden;
+    });
+  };
+  form.addEventListener("change", update);
+  update();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const live = document.getElementById("live");
+  if (live && window.EventSource) { startLiveBoard(live); }
+  document.querySelectorAll("form.event-form").forEach(startPickers);
+  const setup = document.getElementById("setup-form");
+  if (setup) { startSetup(setup); }
+  document.querySelectorAll("[data-autosubmit]").forEach((el) => {
+    el.addEventListener("change", () => el.form.submit());
+  });
+});
