@@ -125,7 +125,9 @@ def build_cues(config: CueConfig, force_mock: bool = False) -> Any:
             pin_factory=factory,
         )
     except CueError as exc:
-        raise UserError(f"{exc}; fix the [cues] pins in the settings or set enabled = false")
+        raise UserError(
+            f"{exc}; fix the [cues] pins in the settings or set enabled = false"
+        ) from None
     return Cues(board)
 
 

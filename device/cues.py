@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpiozero import Button, ButtonBoard, Buzzer, CompositeDevice, Device, LEDBoard
+from ducktable.rules.core import Event, State
 from gpiozero import LED as GpioLED
+from gpiozero import Button, ButtonBoard, Buzzer, CompositeDevice, Device, LEDBoard
 from gpiozero.exc import GPIOZeroError
 from gpiozero.pins.mock import MockFactory
-
-from ducktable.rules.core import Event, State
 
 log = logging.getLogger(__name__)
 
@@ -347,8 +346,8 @@ def signals_between(
 ) -> list[Signal]:
     """The cues a change from ``before`` to ``after`` calls for, in the order to play them.
 
-    A race is won when a race was open and the next event came from a seat other than the one
-    whose turn it was (only a grey card may be played out of turn, GREY-G1).
+    A race is won when a race was open and the next event is a ``grey`` card or came from a
+    seat other than the one whose turn it was (only a grey may be played out of turn, GREY-G1).
     """
     out: list[Signal] = []
     if before is None:
@@ -356,7 +355,7 @@ def signals_between(
     grew = after.event_count == before.event_count + 1 and len(new_events) == 1
     if before.race_open and grew:
         seat = new_events[0].seat
-        if seat is not None and seat != before.to_move:
+        if seat is not None and (new_events[0].type == "grey" or seat != before.to_move):
             out.append(Signal("race_won", seat))
     if after.scores != before.scores and after.event_count > before.event_count:
         out.append(Signal("round_scored"))

@@ -15,6 +15,7 @@ the cues and finally the store close, in that order.
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 import socket
@@ -24,9 +25,8 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, Protocol
 
-from waitress.server import create_server
-
 from ducktable.rules.core import Event, State, Verdict
+from waitress.server import create_server
 
 from .store import MatchInfo, MatchStore, StoreError
 
@@ -154,6 +154,49 @@ class CueWatcher:
                 table.stop.wait(1.0)
 
 
+QUACK_EVENT_TYPES = ("quack", "pass")
+"""Event types a seat's "Quack" button reports, first one the game declares (GREY-T3)."""
+
+
+class ButtonActions:
+    """The cue board's optional buttons: a seat's "Quack" reports that seat's pass; "score
+    now" asks every producer that can (``score_now()``) to read the table at once.
+    """
+
+    def __init__(self, table: TableLink, board: Any, producers: Sequence[Any]) -> None:
+        self.table = table
+        self.board = board
+        self.producers = producers
+
+    def attach(self) -> None:
+        quack = getattr(self.board, "quack", None)
+        if quack is not None:
+            for seat, button in enumerate(quack):
+                button.when_pressed = functools.partial(self.quack, seat)
+        score = getattr(self.board, "score_now", None)
+        if score is not None:
+            score.when_pressed = self.score_now
+
+    def quack(self, seat: int) -> Verdict:
+        info = self.table.current_match()
+        if info is None:
+            return Verdict.illegal("no match is being played")
+        game = self.table.state(info.id).game
+        etype = next((t for t in QUACK_EVENT_TYPES if game.event_spec(t) is not None), None)
+        if etype is None:
+            if self.table.cues is not None:
+                self.table.cues.illegal()
+            return Verdict.illegal(f"{game.title} has no quack (pass) event")
+        event = Event(etype, seat, {}, int(time.time() * 1000), "button")
+        return self.table.submit(event, info.id)
+
+    def score_now(self) -> None:
+        for producer in self.producers:
+            action = getattr(producer, "score_now", None)
+            if callable(action):
+                action()
+
+
 class WebServer:
     """The WSGI app served by waitress in a background thread, stoppable from outside."""
 
@@ -173,11 +216,11 @@ class WebServer:
 
     @property
     def port(self) -> int:
-        return int(self._server.effective_port)  # type: ignore[union-attr]
+        return int(self._server.effective_port)
 
     @property
     def host(self) -> str:
-        return str(self._server.effective_host)  # type: ignore[union-attr]
+        return str(self._server.effective_host)
 
     def start(self) -> None:
         self._thread.start()
@@ -188,7 +231,7 @@ class WebServer:
         self._server.task_dispatcher.shutdown(timeout=JOIN_TIMEOUT_S)
         from waitress import wasyncore
 
-        wasyncore.close_all(self._server._map)  # type: ignore[union-attr]
+        wasyncore.close_all(self._server._map)
         self._thread.join(timeout=JOIN_TIMEOUT_S)
 
 
@@ -255,6 +298,8 @@ class Appliance:
         return table_pin(self.app).value
 
     def start(self) -> None:
+        if self.cues is not None and getattr(self.cues, "board", None) is not None:
+            ButtonActions(self.table, self.cues.board, self.producers).attach()
         self.server.start()
         for producer in self.producers:
             thread = threading.Thread(

@@ -92,6 +92,9 @@ DECK_COUNTS: Counter[str] = Counter(FULL_DECK)
 _SUIT_VALUE: dict[str, tuple[str, int]] = {
     c.label: (c.attrs["suit"], c.attrs["value"]) for c in BRUCE_DECK.cards if c.attrs["kind"] == "duck"
 }
+_SUIT_LABELS: dict[str, tuple[str, ...]] = {
+    suit: tuple(label for label, (s, _) in _SUIT_VALUE.items() if s == suit) for suit in BRUCE_SUITS
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -493,6 +496,7 @@ class BruceState(State):
     def _end_turn(self) -> None:
         self.target = None
         self.declared = 0
+        self.rolled = None
         self.steal_from = self.steal_to = None
         self.steal_count = 0
         if self.pile_size == 0:
@@ -572,6 +576,9 @@ class BruceState(State):
 
     # -- views ----------------------------------------------------------------------------
     def public_view(self) -> dict[str, Any]:
+        """The scoreboard: per seat the total, each round's score and the nest's highs per suit;
+        whose turn; the row, the discards and a Bruce raid in progress; the last few events
+        (``history``, public form); ``round_points`` lists every round's scores by seat."""
         seats = []
         for i, name in enumerate(self.players):
             nest = self.nests[i]
@@ -599,14 +606,15 @@ class BruceState(State):
             "to_move": self.to_move(),
             "next": self.describe_next(),
             "draw_pile": self.pile_size,
-            "row": list(self.row),
-            "discard": list(self.discard),
-            "bruce": bruce,
             "elapsed_ms": self.elapsed_ms(),
+            # Table-wide lists sit under "board" so a generic scoreboard never mistakes one
+            # whose length happens to equal the number of players for a per-seat column.
+            "board": {"row": list(self.row), "discard": list(self.discard), "bruce": bruce},
             "seats": seats,
             "scores": self.scores(),
             "winners": self.winners(),
-            "last_events": [self.game.public_event(e).to_json() for e in recent],
+            "round_points": [list(r) for r in self.round_scores],
+            "history": [self.game.public_event(e).to_json() for e in recent],
         }
 
     def player_view(self, seat: int) -> dict[str, Any]:
@@ -652,7 +660,7 @@ class GreedyBot(Bot):
         """Chance that the next card ends the turn badly (a Bruce or a repeated colour)."""
         if state.pile_size == 0:
             return 1.0
-        row_suits = {suit_of(c) for c in state.row}
-        bad = sum(n for label, n in state.unseen.items()
-                  if is_bruce(label) or (label in _SUIT_VALUE and suit_of(label) in row_suits))
+        unseen = state.unseen
+        bad = unseen[BRUCE] + sum(unseen[label] for suit in {suit_of(c) for c in state.row}
+                                  for label in _SUIT_LABELS[suit])
         return bad / state.pile_size

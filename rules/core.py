@@ -256,7 +256,10 @@ class Game:
             raise RulesError(
                 f"unknown option(s) {sorted(unknown)} for {cls.name}; known: {sorted(known)}"
             )
-        return {name: spec.validate(given.get(name, spec.default)) for name, spec in known.items()}
+        return {
+            name: spec.validate(copy.deepcopy(given.get(name, spec.default)))
+            for name, spec in known.items()
+        }
 
     @classmethod
     def event_spec(cls, etype: str) -> EventSpec | None:
@@ -464,7 +467,7 @@ class State:
                 return f"{where} must be a seat number, got {value!r}"
             if not 0 <= value < self.num_players:
                 return f"{where}: seat {value} does not exist; seats are 0..{self.num_players - 1}"
-        if f.kind == "choice" and value not in f.choices:
+        if f.kind == "choice" and (isinstance(value, bool) or value not in f.choices):
             return f"{where} must be one of {list(f.choices)}, got {value!r}"
         if f.kind == "card":
             return self._check_card_label(where, value)

@@ -703,6 +703,9 @@ class DuckyState(State):
 
     # -- views ----------------------------------------------------------------------------
     def public_view(self) -> dict[str, Any]:
+        """The scoreboard: per seat the gifts (the score), the pawn's log and cell, the two top
+        cards with their filled slots and how many cards lie beneath; whose turn; the river, the
+        spare pad and what is owed; the last few events (``history``, public form)."""
         seats = []
         for i, name in enumerate(self.players):
             seats.append({
@@ -725,17 +728,21 @@ class DuckyState(State):
             "turns_played": self.turns,
             "to_move": self.to_move(),
             "next": self.describe_next(),
-            "river": [{"pad": pad, "duck": duck}
-                      for pad, duck in zip(self.pad_colour, self.duck, strict=True)],
-            "spare": {"pad": self.spare_colour, "duck": self.spare_duck},
             "falling": self.falling,
             "stuck": self.stuck,
-            "pending": [{"kind": p.kind, "seat": p.seat, "pile": p.pile, "ducks": list(p.ducks)}
-                        for p in self.pending],
+            # Table-wide lists sit under "board" so a generic scoreboard never mistakes one
+            # whose length happens to equal the number of players for a per-seat column.
+            "board": {
+                "river": [{"pad": pad, "duck": duck}
+                          for pad, duck in zip(self.pad_colour, self.duck, strict=True)],
+                "spare": {"pad": self.spare_colour, "duck": self.spare_duck},
+                "pending": [{"kind": p.kind, "seat": p.seat, "pile": p.pile,
+                             "ducks": list(p.ducks)} for p in self.pending],
+            },
             "seats": seats,
             "scores": self.scores(),
             "winners": self.winners(),
-            "last_events": [self.game.public_event(e).to_json() for e in recent],
+            "history": [self.game.public_event(e).to_json() for e in recent],
         }
 
     def player_view(self, seat: int) -> dict[str, Any]:

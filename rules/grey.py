@@ -37,7 +37,7 @@ import copy
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -155,6 +155,10 @@ def grey_of(rank: int) -> str:
     return f"grey-{GREY_RANKS[rank - 1]}"
 
 
+YELLOW_OF = {rank: f"yellow-{name}" for rank, name in enumerate(GREY_RANKS, start=1)}
+GREY_OF = {rank: f"grey-{name}" for rank, name in enumerate(GREY_RANKS, start=1)}
+
+
 def card_order(label: str) -> tuple[int, bool]:
     """Sort key: by rank, yellow before grey."""
     return RANK_OF[label], is_grey(label)
@@ -250,23 +254,19 @@ def candidate_plays(
     With ``variants`` False only one colour choice per shape is given (yellow before grey),
     which is what a bot needs and much shorter.
     """
-    by_rank: dict[int, list[str]] = {}
-    for label in sorted(hand, key=card_order):
-        if hand[label] > 0:
-            by_rank.setdefault(RANK_OF[label], []).append(label)
-    out: list[tuple[str, ...]] = []
     floor = top.low if top is not None else 0
     want = top.kind if top is not None else None
+    held: dict[int, list[str]] = {}  # rank -> labels held, yellow first; only ranks above floor
+    for rank in range(floor + 1, DRAKE + 1):
+        labels = [label for label in (YELLOW_OF[rank], GREY_OF[rank]) if hand.get(label, 0) > 0]
+        if labels:
+            held[rank] = labels
+    out: list[tuple[str, ...]] = []
     if want in (None, "lone", "flock"):
-        for rank in by_rank:
-            if rank <= floor:
-                continue
-            yellow_label, grey_label = f"yellow-{GREY_RANKS[rank - 1]}", grey_of(rank)
+        for rank in held:
+            yellow_label, grey_label = YELLOW_OF[rank], GREY_OF[rank]
             yellow, grey = hand.get(yellow_label, 0), hand.get(grey_label, 0)
-            if want is None:
-                sizes: Iterable[int] = range(1, yellow + grey + 1)
-            else:
-                sizes = [top.size] if top is not None else []
+            sizes: Iterable[int] = range(1, yellow + grey + 1) if top is None else [top.size]
             for k in sizes:
                 if k <= yellow:
                     out.append((yellow_label,) * k)
@@ -274,13 +274,13 @@ def candidate_plays(
                     out.append((yellow_label,) * (k - 1) + (grey_label,))
     if want in (None, "flight"):
         lengths = [top.size] if top is not None else range(3, DRAKE + 1)
-        for start in range(floor + 1, DRAKE + 1):
+        for start in held:
             for length in lengths:
                 end = start + length - 1
-                if end > DRAKE or any(r not in by_rank for r in range(start, end + 1)):
+                if end > DRAKE or any(r not in held for r in range(start + 1, end + 1)):
                     continue
                 ranks = range(start, end + 1)
-                choices = [by_rank[r] if variants else by_rank[r][:1] for r in ranks]
+                choices = [held[r] if variants else held[r][:1] for r in ranks]
                 out.extend(itertools.product(*choices))
     return out
 
@@ -1444,6 +1444,7 @@ def simulate_grey(
     options: Mapping[str, Any] | None = None,
     bots: Sequence[Bot] | None = None,
     max_steps: int = 100_000,
+    on_event: Callable[[GreyDuckState, Event, Verdict], None] | None = None,
 ) -> GreyRun:
     """Play a match with racing greys, timed by a seeded clock (never a real one).
 
@@ -1451,6 +1452,7 @@ def simulate_grey(
     open window races for it. Events are stamped with when they happened and applied in the
     order they arrive (stamp + a random latency), so greys sometimes win in their window,
     sometimes arrive after the play that beat them and win on timestamps, and sometimes lose.
+    ``on_event(state, event, verdict)`` is called after every event tried, refused or not.
     """
     rng = random.Random(seed)
     state = GreyDuckGame(options).new_state(players)
@@ -1461,8 +1463,10 @@ def simulate_grey(
         if state.is_over():
             return run
         if state.needs_chance():
-            deal = state.chance_event(rng)
-            state.apply_or_raise(_stamped(deal, clock))
+            deal = _stamped(state.chance_event(rng), clock)
+            dealt = state.apply_or_raise(deal)
+            if on_event is not None:
+                on_event(state, deal, dealt)
             clock += rng.randint(2000, 5000)
             continue
         mover = state.to_move()
@@ -1478,6 +1482,8 @@ def simulate_grey(
         arrivals.sort(key=lambda a: (a[0], a[1]))
         for _, _, event in arrivals:
             verdict = state.apply(event)
+            if on_event is not None:
+                on_event(state, event, verdict)
             if not verdict.ok:
                 if event.type == "grey" and event.seat != mover:
                     run.lost_races.append((event, verdict))

@@ -17,7 +17,9 @@ From that (DUCK-A1..A5, B1, S1):
   shown, to a single new card); the shown cards are the play, the new top is laid last;
 - draw from a neighbour: that neighbour's top card disappears and the card below shows;
 - draw from the deck: the next player starts their turn (shows cards or changes their pile)
-  while the mover took nothing from a neighbour;
+  while the mover took nothing from a neighbour; when a neighbour's pile has two equal cards
+  on top (a take would not show), the zone a hand reached over (``middle.draw`` or that pile)
+  decides;
 - duck: others start spreading their hands while the mover's whole hand lies in their reveal
   area and their pile did not change (a duck called by hand works too);
 - reveal: every seat's reveal area shows as many cards as that seat holds; scored at once.
@@ -28,9 +30,9 @@ Pure: stdlib only.
 from __future__ import annotations
 
 from .core import Event, State
-from .duck import DuckState, card_value, play_form
+from .duck import DUCK_CARDS, DuckState, card_value, play_form
 from .infer_base import Inference, Inferrer
-from .snapshot import seat_zone
+from .snapshot import middle_zone, seat_zone
 from .stability import StabilityTracker
 
 DISCARD = "discard"
@@ -44,7 +46,9 @@ class DuckInferrer(Inferrer):
     def __init__(self, min_confidence: float = 0.5) -> None:
         super().__init__(min_confidence)
         self._staged: dict[int, tuple[str, ...]] = {}
+        self._staged_ts: dict[int, int] = {}
         self._cleared = True  # the table starts empty
+        self._played_ts = -1  # when the mover's play reached their pile (draws come after)
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod
@@ -73,6 +77,7 @@ class DuckInferrer(Inferrer):
     def applied(self, state: State, event: Event) -> None:
         if event.type == "play" and event.seat is not None:
             self._staged.pop(event.seat, None)
+            self._played_ts = event.ts if event.ts is not None else -1
         if event.type in ("deal", "reveal"):
             self._staged.clear()
         if event.type == "reveal":
@@ -85,6 +90,7 @@ class DuckInferrer(Inferrer):
             shown = self._shown(table, s)
             if shown and self._top(table, s) == (seat.pile[-1] if seat.pile else None):
                 self._staged[s] = shown
+                self._staged_ts[s] = table.settled(seat_zone(s, REVEAL)).settled_ts
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, DuckState)
@@ -128,8 +134,8 @@ class DuckInferrer(Inferrer):
         top = self._top(table, t)
         expected = seat.pile[-1] if seat.pile else None
         pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
+        staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
-            staged = self._staged.get(t)
             if staged is None:
                 return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],
                                        f"{top} went straight onto the pile")
@@ -137,6 +143,14 @@ class DuckInferrer(Inferrer):
             return self._inference(table, Event("play", t, {"cards": cards}),
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
                                    doubt)
+        if (top == expected and top is not None and not shown and staged and top in staged
+                and table.covered_since(pile_zone, self._staged_ts[t])):
+            # the play ended with a card equal to the old top: the pile looks the same, but the
+            # shown cards left the reveal area and a hand reached over the pile
+            cards, doubt = _stack_order(staged, top)
+            return self._inference(table, Event("play", t, {"cards": cards}),
+                                   [pile_zone, reveal_zone],
+                                   "the shown cards went onto a pile whose top looks the same", doubt)
         others_show = any(self._shown(table, s) for s in range(state.num_players) if s != t)
         if others_show and shown and top == expected and len(shown) == seat.hand_count:
             return self._inference(table, Event("duck", t), [reveal_zone],
@@ -172,17 +186,37 @@ class DuckInferrer(Inferrer):
         if not (shows or pile_changed):
             return None
         zones = [seat_zone(following, REVEAL), seat_zone(following, DISCARD)]
+        if look_alike:
+            return self._look_alike_draw(state, table, look_alike, zones)
         doubt = ""
         if pile_changed and not shows and nxt.pile:
             doubt = ("the next player's pile changed without cards shown first: the mover may "
                      "have taken its top before the next player laid a card on it")
-        elif look_alike:
-            doubt = (f"the {' and '.join(look_alike)} pile has two equal cards on top, so a draw "
-                     "from it cannot be told from a draw from the deck")
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
         return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
                                "the next player started and no pile top was taken", doubt)
+
+    def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
+                         zones: list[str]) -> Inference:
+        """A neighbour's pile with two equal cards on top looks the same after a take, so the
+        hand decides: which of that pile and the draw pile did a hand reach over after the play?"""
+        t = state.turn
+        reached = [
+            source for source in look_alike
+            if table.covered_since(seat_zone(state.left(t) if source == "left" else state.right(t), DISCARD),
+                                   self._played_ts)
+        ]
+        deck_reached = table.covered_since(middle_zone("draw"), self._played_ts)
+        if len(reached) == 1 and not deck_reached:
+            return self._inference(table, Event("draw", t, {"source": reached[0]}), zones,
+                                   f"a hand reached over the {reached[0]} pile, whose top looks the same after a take")
+        doubt = (f"the {' and '.join(look_alike)} pile has two equal cards on top, so a draw from it "
+                 "cannot be told from a draw from the deck")
+        if not reached and deck_reached and state.draw_count > 0:
+            doubt = ""
+        return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
+                               "a hand reached over the draw pile only", doubt)
 
     def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         hands: list[list[str]] = []
@@ -203,6 +237,9 @@ def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
     descending so that its top is an end (DUCK-A2).
     """
     cards = list(shown)
+    strange = [c for c in cards if c not in DUCK_CARDS]
+    if strange:
+        return cards, f"{', '.join(strange)} is not a DUCK card that could be played"
     if top not in cards:
         return cards, f"the new top card {top} was not among the cards shown ({', '.join(cards)})"
     ordered = sorted(cards, key=card_value)

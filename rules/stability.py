@@ -2,7 +2,8 @@
 
 Why this module exists: a single frame lies (a misread corner, glare, a card half laid, an arm
 over the pile). A zone's content counts as changed only when the new content has been read in
-``needed`` of the last ``window`` frames in which the zone was visible; frames where a hand
+``needed`` of the last ``window`` frames in which the zone was visible (the number of cards
+by frames, then each card by a majority of those frames); frames where a hand
 covers the zone are skipped, neither confirming nor breaking a run. Each change keeps the
 timestamp of the frame where the new content *first* appeared, which is what Grey Duck's
 out-of-turn races are decided on.
@@ -74,6 +75,7 @@ class StabilityTracker:
         }
         self.last_ts = 0
         self.frames = 0
+        self._covered_ts: dict[str, int] = {}
 
     def update(self, snapshot: TableSnapshot) -> list[ZoneChange]:
         """Take one frame's reads; return the zones whose settled content changed with it."""
@@ -82,6 +84,7 @@ class StabilityTracker:
         changes: list[ZoneChange] = []
         for name, read in snapshot.zones.items():
             if read.occluded:
+                self._covered_ts[name] = snapshot.ts
                 continue
             reads = self._reads.setdefault(name, deque(maxlen=self.window))
             reads.append(_Read(read.labels, read.confidence, snapshot.ts))
@@ -91,14 +94,29 @@ class StabilityTracker:
         return changes
 
     def _settle(self, name: str, reads: deque[_Read]) -> ZoneChange | None:
-        votes = Counter(r.labels for r in reads)
-        labels, count = votes.most_common(1)[0]
-        current = self._settled.get(name, EMPTY)
-        if count < self.needed or labels == current.labels:
+        """Vote on the number of cards first, then card by card among reads of that length,
+        so one misread card in a spread of seven does not throw the whole read away."""
+        length, count = Counter(len(r.labels) for r in reads).most_common(1)[0]
+        if count < self.needed:
             return None
-        agreeing = [r for r in reads if r.labels == labels]
-        confidence = sum(r.confidence for r in agreeing) / len(agreeing)
-        settled = SettledZone(labels, confidence, agreeing[0].ts, agreeing[-1].ts)
+        same_length = [r for r in reads if len(r.labels) == length]
+        labels_list: list[str] = []
+        confidence = 1.0
+        for position in range(length):
+            label, votes = Counter(r.labels[position] for r in same_length).most_common(1)[0]
+            if votes * 2 <= len(same_length):
+                return None  # no clear majority for this card yet
+            labels_list.append(label)
+            agreeing = [r.confidence for r in same_length if r.labels[position] == label]
+            confidence = min(confidence, sum(agreeing) / len(agreeing))
+        labels = tuple(labels_list)
+        current = self._settled.get(name, EMPTY)
+        if labels == current.labels:
+            return None
+        if not length:
+            confidence = sum(r.confidence for r in same_length) / len(same_length)
+        exact = [r for r in same_length if r.labels == labels] or same_length
+        settled = SettledZone(labels, confidence, exact[0].ts, same_length[-1].ts)
         self._settled[name] = settled
         return ZoneChange(name, current.labels, labels, settled.first_seen_ts,
                           settled.settled_ts, confidence)
@@ -109,6 +127,10 @@ class StabilityTracker:
 
     def labels(self, name: str) -> Labels:
         return self.settled(name).labels
+
+    def covered_since(self, name: str, ts: int) -> bool:
+        """Whether a hand covered the zone in some frame after ``ts`` (someone reached there)."""
+        return self._covered_ts.get(name, -1) > ts
 
     def view(self) -> dict[str, SettledZone]:
         """Every zone's settled content (a copy, safe to keep)."""

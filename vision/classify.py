@@ -6,9 +6,10 @@ it, also copied into the ONNX metadata) records the labels, the preprocessing, t
 thresholds and the file's SHA-256, which is checked before the session is created — a model file
 that was swapped, truncated or edited is refused with a message saying how to rebuild it.
 
-Enrolled decks (:mod:`ducktable.vision.enroll`) add prototypes: a crop is compared with every
-prototype, the best match wins if it clears that source's threshold, and otherwise the answer is
-``unknown`` — a wrong label is worse than none. Only onnxruntime runs here, never torch, and the
+Enrolled decks (:mod:`ducktable.vision.enroll`) add prototypes, and for a game that has an
+enrolled deck they replace the model's own classes of that game. A crop is compared with every
+candidate prototype; the best match wins if it clears its source's threshold, and otherwise the
+answer is ``unknown`` — a wrong label is worse than none. Only onnxruntime runs here, never torch, and the
 session is created once per :class:`CardClassifier`.
 """
 
@@ -186,7 +187,11 @@ class CardClassifier:
         dim = int(manifest.raw.get("embedding_dim", 64))
         self.prototypes = prototypes if prototypes is not None else Prototypes.empty(dim)
         self._labels = np.array(manifest.labels)
-        self._unknown_index = manifest.labels.index(UNKNOWN) if UNKNOWN in manifest.labels else -1
+        # an enrolled deck replaces the model's own classes of that game: the user's printing
+        # is what the camera will see, and the built-in drawings would only compete with it
+        enrolled = {lab.split("/", 1)[0] for lab in self.prototypes.labels if "/" in lab}
+        self._not_replaced = np.array(
+            [lab.split("/", 1)[0] not in enrolled for lab in manifest.labels], bool)
 
     # construction
     @classmethod
@@ -232,7 +237,7 @@ class CardClassifier:
         if n == 0:
             return []
         m = self.manifest
-        model_ok = self._allowed(self._labels, games)
+        model_ok = self._allowed(self._labels, games) & self._not_replaced
         cand_labels, cand_sims, cand_margin = self._candidates(emb, scores, model_ok, games)
         seconds = (time.perf_counter() - start) / n
         out = []
@@ -331,7 +336,7 @@ def _open_session(path: Path, manifest: Manifest, threads: int) -> Session:
     if "labels" in meta and json.loads(meta["labels"]) != list(manifest.labels):
         raise ModelCorruptError(f"the labels inside {path} differ from its manifest; "
                                 f"{REBUILD_HINT}")
-    return session  # type: ignore[no-any-return]
+    return session
 
 
 def load_prototypes(prototypes_dir: Path, manifest: Manifest) -> Prototypes:

@@ -166,6 +166,7 @@ def _find_cards(grey: np.ndarray, settings: DetectorSettings) -> list[_Found]:
     min_area = settings.min_area_frac * h * w
     max_area = settings.max_area_frac * h * w
     found: list[_Found] = []
+    rows: list[_Found] = []  # too long for one card: maybe a row of touching cards
     for quad in _candidate_quads(grads.blurred, min_area):
         snapped = _snap(quad, grads)
         if snapped is None:
@@ -173,7 +174,9 @@ def _find_cards(grey: np.ndarray, settings: DetectorSettings) -> list[_Found]:
         for cand in _grown(snapped, grads):
             if _acceptable(cand, settings, min_area, max_area):
                 found.append(cand)
-    found += _split_groups(found, grads, settings, min_area, max_area)
+            elif _row_shaped(cand, settings, min_area, max_area):
+                rows.append(cand)
+    found += _split_groups(found + rows, grads, settings, min_area, max_area)
     return _choose(found)
 
 
@@ -183,15 +186,23 @@ def _acceptable(cand: _Found, settings: DetectorSettings, min_area: float,
             and _card_shaped(cand.quad, settings.min_aspect, settings.max_aspect))
 
 
+def _row_shaped(cand: _Found, settings: DetectorSettings, min_area: float,
+               max_area: float) -> bool:
+    return (2 * min_area <= cand.area <= max_area and cand.support >= settings.min_score
+            and _card_shaped(cand.quad, settings.max_aspect, 3 * settings.max_aspect))
+
+
 # ---- 1. candidates from edge contours -------------------------------------------------------------
 
 
 def _candidate_quads(blurred: np.ndarray, min_area: float) -> list[np.ndarray]:
     edges = cv2.Canny(blurred, 20, 50, L2gradient=True)
-    closed = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    square = np.ones((3, 3), np.uint8)
+    variants = (edges, cv2.morphologyEx(edges, cv2.MORPH_CLOSE, square),
+                cv2.dilate(edges, np.ones((2, 2), np.uint8)), cv2.dilate(edges, square))
     quads: list[np.ndarray] = []
     seen: set[tuple[int, int, int]] = set()
-    for edge_map in (closed, edges):
+    for edge_map in variants:
         contours, _ = cv2.findContours(edge_map, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             _, _, bw, bh = cv2.boundingRect(contour)
@@ -258,10 +269,7 @@ def _snap(quad: np.ndarray, grads: _Gradients) -> _Found | None:
     pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
     across = np.abs(grads.across(pts.reshape(4 * n, -1, 2),
                                  np.repeat(normal, n, axis=0)[:, None, :]))
-    across = across.reshape(4, n, -1)
-    best = across.argmax(axis=2)
-    peak = np.take_along_axis(across, best[..., None], axis=2)[..., 0]
-    strong = peak >= EDGE_MIN
+    best, strong = _nearest_peaks(across.reshape(4, n, -1), offsets)
     shares = strong.mean(axis=1)
     if shares.min() < 0.35:
         return None
@@ -278,6 +286,17 @@ def _snap(quad: np.ndarray, grads: _Gradients) -> _Found | None:
     if np.abs(refined - quad).max() > 0.2 * sides.min() + 3:
         return None  # the refit wandered off: not a clean quadrilateral
     return _Found(refined, float(shares.mean()), _area(refined))
+
+
+def _nearest_peaks(across: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per sample, the edge peak nearest the current line (not the strongest: a touching
+    card's edge a few pixels away is often stronger), and whether there is one at all."""
+    padded = np.pad(across, ((0, 0), (0, 0), (1, 1)))
+    is_peak = ((across >= padded[..., :-2]) & (across >= padded[..., 2:])
+               & (across >= EDGE_MIN))
+    distance = np.where(is_peak, np.abs(offsets)[None, None, :], np.inf)
+    best = distance.argmin(axis=2)
+    return best, np.isfinite(distance.min(axis=2))
 
 
 def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
@@ -389,18 +408,28 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings
 
 
 def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
-    """Is there a straight edge within a few pixels of the line a-b along most of it?"""
-    n = 16
-    ts = np.linspace(0.1, 0.9, n, dtype=np.float32)
-    direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+    """Does a straight edge run all the way from a to b, as where two touching cards meet?
+
+    A line on a card's face (a crosshair, a wave) stops short of the card's light margin;
+    the meeting line of two cards runs from outline to outline, so the samples next to both
+    ends must lie on the edge too.
+    """
+    n = 24
+    ts = np.linspace(0.02, 0.98, n, dtype=np.float32)
+    length = float(np.linalg.norm(b - a))
+    direction = (b - a) / max(length, 1e-6)
     normal = np.array([direction[1], -direction[0]], np.float32)
-    reach = max(2.0, 0.04 * float(np.linalg.norm(b - a)))
+    reach = max(2.0, 0.05 * length)
     offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
     base = a[None, :] + ts[:, None] * (b - a)[None, :]
     pts = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
     across = np.abs(grads.across(pts, np.broadcast_to(normal, pts.shape)))
-    profile = np.median(across, axis=0)
-    return bool(profile.max() >= EDGE_MIN)
+    best = across.argmax(axis=1)
+    strong = across.max(axis=1) >= EDGE_MIN
+    if strong.mean() < 0.85 or not (strong[:3].all() and strong[-3:].all()):
+        return False
+    where = offsets[best[strong]]
+    return float(np.abs(where - np.median(where)).mean()) < 1.5  # one straight line
 
 
 # ---- 4. one quad per card --------------------------------------------------------------------------
@@ -423,7 +452,7 @@ def _choose(candidates: list[_Found]) -> list[_Found]:
     for i in range(n):
         if dropped[i]:
             continue
-        parts = _disjoint_parts(items, inside[i])
+        parts = _disjoint_parts(items, [j for j in inside[i] if items[j].area < 0.75 * items[i].area])
         if _is_group(items[i].area, [items[j].area for j in parts]):
             continue  # touching cards seen as one; the parts stand on their own
         keep.append(items[i])

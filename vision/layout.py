@@ -21,7 +21,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-
 from ducktable.rules.snapshot import CardRead, ZoneRead, middle_zone, seat_zone
 
 LAYOUT_FORMAT_VERSION = 1

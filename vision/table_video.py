@@ -25,7 +25,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-
 from ducktable.rules import Event, make_game, simulate
 from ducktable.rules.core import Bot, State
 from ducktable.rules.decks import UNKNOWN
@@ -35,7 +34,7 @@ from ducktable.rules.infer_duck import DuckInferrer
 from ducktable.rules.snapshot import HIDDEN, CardRead, TableSnapshot, ZoneRead, middle_zone, seat_zone
 from ducktable.rules.stability import StabilityTracker
 
-from .layout import CARD_SCALE, CoverWatch, SeenCard, TableLayout, duck_layout, zone_polygon, zone_reads
+from .layout import CARD_SCALE, CoverWatch, SeenCard, TableLayout, duck_layout, zone_reads
 
 FPS = 15
 FRAME_MS = 1000 / FPS
@@ -239,7 +238,7 @@ class TableRenderer:
     then gets its own hands and sensor noise. ``homography`` is the true table->frame view.
     """
 
-    def __init__(self, game: str, layout: TableLayout, background_seed: int, *, tilt_deg: float = 12.0,
+    def __init__(self, game: str, layout: TableLayout, background_seed: int, *, tilt_deg: float = 4.0,
                  markers: bool = True, size: tuple[int, int] = (1280, 720)) -> None:
         from .scene import Placement, compose_scene
 
@@ -441,7 +440,7 @@ def _same(a: Event, b: Event) -> bool:
 
 
 def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, seed: int = 0,
-           patience_frames: int = 45, tracker: StabilityTracker | None = None) -> ReplayResult:
+           patience_frames: int = 15, tracker: StabilityTracker | None = None) -> ReplayResult:
     """Feed snapshots to a follower on an observer state; a simulated person confirms with the
     true event whatever stays pending for ``patience_frames`` frames or is left at the end."""
     g = make_game(game.game, game.options)
@@ -512,7 +511,7 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02) -> Repl
     return replay(game, zip(snaps, shots, strict=True), seed=seed)
 
 
-def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 12.0,
+def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None) -> ReplayResult:
     """One DUCK bot game rendered frame by frame and read back through the camera path."""
     game = bot_game("duck", seed, players)

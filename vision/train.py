@@ -191,7 +191,7 @@ def train(config: TrainConfig, data: TrainingData, progress: bool = True) -> Any
     bar = tqdm(range(config.steps), desc="training", disable=not progress, unit="step",
                mininterval=5.0)
     running = None
-    x = y = None
+    x = y = torch.zeros(0)
     for step in bar:
         # each rendered batch is used twice, the second time turned by 180 degrees: rendering
         # costs more than a training step on a CPU

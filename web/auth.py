@@ -139,7 +139,7 @@ def init_app(app: Flask) -> None:
 
 
 def table_pin(app: Flask | None = None) -> TablePin:
-    return (app or current_app).extensions[_EXT]  # type: ignore[no-any-return]
+    return (app or current_app).extensions[_EXT]
 
 
 def is_unlocked() -> bool:

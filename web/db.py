@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import threading
 
-from flask import Flask, abort, current_app
-
 from ducktable.device.store import MatchInfo, MatchStore, StoreError
+from flask import Flask, abort, current_app
 
 _EXT = "ducktable.store"
 _LOCK = threading.Lock()
@@ -32,7 +31,7 @@ def get_store() -> MatchStore:
                 store = MatchStore(app.config["DATABASE"])
                 app.extensions[_EXT] = store
                 app.extensions[_EXT + ".owned"] = True
-    return store  # type: ignore[no-any-return]
+    return store
 
 
 def close_store(app: Flask) -> None:

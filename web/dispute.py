@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template, request
-
 from ducktable.rules.core import BadEvent, Event, Verdict
+from flask import Blueprint, render_template, request
 
 from . import forms
 from .db import get_store, match_or_404

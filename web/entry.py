@@ -13,12 +13,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
-
 from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.catalogue import rule_texts
 from ducktable.rules.core import EventSpec, State, Verdict
 from ducktable.rules.decks import DECKS
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from . import forms
 from .auth import pin_required

@@ -8,11 +8,11 @@ says that the recorded games are safe (they are: the store commits or changes no
 from __future__ import annotations
 
 import logging
-from flask import Flask, Response, jsonify, make_response, render_template, request
-from werkzeug.exceptions import HTTPException
 
 from ducktable.device.store import StoreError
 from ducktable.rules.core import RulesError
+from flask import Flask, Response, jsonify, make_response, render_template, request
+from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
 

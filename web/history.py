@@ -12,10 +12,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Response, render_template, request
-
 from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.registry import game_class
+from flask import Blueprint, Response, render_template, request
 
 from .auth import is_unlocked
 from .db import get_store, match_or_404

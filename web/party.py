@@ -1,54 +1,46 @@
 """Party standings for Grey Duck's multiple-tables variant (GREY-V2).
 
-Six or more players spread over several tables; after each hand every table's Duckling
-carries the results on, and one party scoreboard sums all tables. The party itself is a rules
-object (``ducktable.rules.grey_party.Party``: ``from_json``, ``to_json``, ``standings``); this
-page keeps it in a JSON file in the data folder, shows its standings to everyone and lets an
-unlocked phone load or replace it.
+Six or more players spread over several tables; every table plays each hand as its own
+one-hand Grey Duck match, then each table's Duckling moves on to the next table, and one party
+scoreboard sums all tables. The party is a rules object (``rules/grey_party.py``: seating,
+rotation, standings); this page keeps it as JSON in the data folder, shows the standings and
+the current seating to everyone, and lets an unlocked phone start a party, start a table's
+match, record a table's result (from its finished match, or typed as a finishing order),
+and load or download the party file.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from ducktable.device.store import StoreError
+from ducktable.rules.grey import HANDS_DEFAULT, TERMS, GreyDuckState
+from ducktable.rules.grey_party import Party, PartyError
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from .auth import pin_required
+from .db import get_store
 
 bp = Blueprint("party", __name__)
 
-PARTY_MODULE = "ducktable.rules.grey_party"
+MAX_PARTY_JSON = 256 * 1024
 
 
-class PartyLike(Protocol):
-    """What the page needs from a party object."""
-
-    def to_json(self) -> dict[str, Any]: ...
-
-    def standings(self) -> Sequence[Any]: ...
-
-
-class PartyError(ValueError):
-    """A party file or upload that cannot be used; the message says what to fix."""
-
-
-def party_class() -> Any | None:
-    """The Party class (configurable for tests), or None when the variant is not installed."""
-    configured = current_app.config.get("PARTY_CLASS")
-    if configured is not None:
-        return configured
-    try:
-        module = importlib.import_module(PARTY_MODULE)
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "Party", None)
+class PartyFileError(ValueError):
+    """The saved party cannot be read or written; the message says what to do."""
 
 
 def party_path() -> Path:
@@ -56,116 +48,218 @@ def party_path() -> Path:
     return Path(configured) if configured else Path(current_app.instance_path) / "party.json"
 
 
-def parse_party(cls: Any, text: str) -> PartyLike:
+def parse_party(text: str) -> Party:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise PartyError(f"The party file is not JSON ({exc.msg} at character {exc.pos}).") from None
-    try:
-        return cls.from_json(obj)  # type: ignore[no-any-return]
-    except (ValueError, TypeError, KeyError) as exc:
-        raise PartyError(f"The party cannot be read: {exc}") from None
-    except Exception as exc:  # the rules package's own errors (RulesError) carry the message
-        if exc.__class__.__module__.startswith("ducktable.rules"):
-            raise PartyError(f"The party cannot be read: {exc}") from None
-        raise
+        raise PartyError(f"the party file is not JSON ({exc.msg} at character {exc.pos})") from None
+    return Party.from_json(obj)
 
 
-def load_party(cls: Any) -> PartyLike | None:
+def load_party() -> Party | None:
     path = party_path()
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise PartyError(f"The party file {path} cannot be read ({exc}).") from None
-    return parse_party(cls, text)
+        raise PartyFileError(f"The party file {path} cannot be read ({exc}).") from None
+    try:
+        return parse_party(text)
+    except PartyError as exc:
+        raise PartyFileError(
+            f"The saved party in {path} cannot be used: {exc}. Load a good party file below."
+        ) from None
 
 
-def save_party(party: PartyLike) -> None:
+def save_party(party: Party) -> None:
     """Write the party atomically (a power cut leaves the old or the new file, never half)."""
     path = party_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".party-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(party.to_json(), handle, indent=1, sort_keys=True)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(party.to_json(), handle, indent=1, sort_keys=True)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
-def standings_table(rows: Sequence[Any]) -> tuple[list[str], list[list[Any]]]:
-    """Column titles and cells for any standings shape (dicts, dataclasses, tuples)."""
-    plain: list[Any] = [
-        dataclasses.asdict(r) if dataclasses.is_dataclass(r) and not isinstance(r, type) else r
-        for r in rows
-    ]
-    if plain and all(isinstance(r, Mapping) for r in plain):
-        columns: list[str] = []
-        for r in plain:
-            columns.extend(k for k in r if k not in columns)
-        return columns, [[r.get(c) for c in columns] for r in plain]
-    width = max((len(r) if isinstance(r, list | tuple) else 1 for r in plain), default=0)
-    columns = [f"#{i + 1}" for i in range(width)]
-    cells = [list(r) if isinstance(r, list | tuple) else [r] for r in plain]
-    return columns, [c + [None] * (width - len(c)) for c in cells]
+def hands_played(standings: list[dict[str, Any]]) -> int:
+    return max((len(row["hands"]) for row in standings), default=0)
+
+
+def _page(party: Party | None, problem: str | None = None, status: int = 200) -> Any:
+    standings = party.standings() if party is not None else []
+    rounds = max((h["round"] for row in standings for h in row["hands"]), default=0)
+    matches = {}
+    if party is not None:
+        store = get_store()
+        for table in party.tables():
+            if table.match_id is not None:
+                try:
+                    matches[table.table] = store.match(int(table.match_id))
+                except (StoreError, ValueError):
+                    matches[table.table] = None
+    return (
+        render_template(
+            "party.html",
+            party=party,
+            standings=standings,
+            rounds=rounds,
+            matches=matches,
+            problem=problem,
+            terms=sorted(TERMS),
+            hands_default=HANDS_DEFAULT,
+        ),
+        status,
+    )
+
+
+def _current() -> tuple[Party | None, str | None]:
+    try:
+        return load_party(), None
+    except PartyFileError as exc:
+        return None, str(exc)
 
 
 @bp.get("/party")
 def standings() -> Any:
-    cls = party_class()
-    problem = None
-    columns: list[str] = []
-    cells: list[list[Any]] = []
-    party = None
-    if cls is not None:
-        try:
-            party = load_party(cls)
-        except PartyError as exc:
-            problem = str(exc)
-        if party is not None:
-            columns, cells = standings_table(list(party.standings()))
-    return render_template(
-        "party.html",
-        installed=cls is not None,
-        party=party,
-        columns=columns,
-        cells=cells,
-        problem=problem,
+    party, problem = _current()
+    return _page(party, problem)
+
+
+@bp.get("/party.json")
+def download() -> Response:
+    party, problem = _current()
+    if party is None:
+        return Response(
+            json.dumps({"error": problem or "there is no party yet"}),
+            status=404,
+            mimetype="application/json",
+        )
+    return Response(
+        json.dumps(party.to_json(), indent=1, sort_keys=True),
+        mimetype="application/json",
+        headers={"Content-Disposition": 'attachment; filename="party.json"'},
     )
 
 
-@bp.post("/party")
-@pin_required
-def load() -> Any:
-    cls = party_class()
-    if cls is None:
-        flash("The multiple-tables variant is not installed in this ducktable.", "error")
-        return redirect(url_for("party.standings"), code=303)
-    upload = request.files.get("party_file")
-    text = request.form.get("party_json") or ""
-    if upload is not None and upload.filename:
-        try:
-            text = upload.read().decode("utf-8")
-        except UnicodeDecodeError:
-            return _refused("The uploaded party file is not UTF-8 text (a .json file).")
-    if not text.strip():
-        return _refused("Paste the party's JSON or choose a party file to load.")
+def _refuse(message: str) -> Any:
+    party, _ = _current()
+    return _page(party, message, 400)
+
+
+def _saved(party: Party, message: str) -> Any:
     try:
-        party = parse_party(cls, text)
         save_party(party)
-    except PartyError as exc:
-        return _refused(str(exc))
     except OSError as exc:
-        return _refused(f"The party could not be saved ({exc}); nothing changed.")
-    flash("Party loaded.", "ok")
+        return _refuse(f"The party could not be saved ({exc}); nothing changed.")
+    flash(message, "ok")
     return redirect(url_for("party.standings"), code=303)
 
 
-def _refused(message: str) -> Any:
-    return (
-        render_template(
-            "party.html", installed=True, party=None, columns=[], cells=[], problem=message
-        ),
-        400,
-    )
+@bp.post("/party/new")
+@pin_required
+def new() -> Any:
+    form = request.form
+    names = [line.strip() for line in (form.get("players") or "").splitlines() if line.strip()]
+    try:
+        hands = int(form.get("hands") or HANDS_DEFAULT)
+    except ValueError:
+        return _refuse("The number of hands must be a whole number, e.g. 12.")
+    sizes_text = (form.get("table_sizes") or "").replace(",", " ").split()
+    try:
+        sizes = [int(s) for s in sizes_text] or None
+    except ValueError:
+        return _refuse("Table sizes are numbers separated by spaces, e.g. 4 3.")
+    try:
+        party = Party(names, hands=hands, names=form.get("names") or "classic", table_sizes=sizes)
+    except PartyError as exc:
+        return _refuse(f"The party cannot start: {exc}.")
+    return _saved(party, f"Party started: {len(party.tables())} tables, {hands} hands.")
+
+
+def _table_number(party: Party, table: int) -> str | None:
+    if not 0 <= table < len(party.tables()):
+        return f"There is no table {table}; tables are 0 to {len(party.tables()) - 1}."
+    return None
+
+
+@bp.post("/party/table/<int:table>/start")
+@pin_required
+def start_table(table: int) -> Any:
+    party, problem = _current()
+    if party is None:
+        return _refuse(problem or "Start a party first.")
+    wrong = _table_number(party, table)
+    if wrong:
+        return _refuse(wrong)
+    hand = party.tables()[table]
+    try:
+        info = get_store().create_match(
+            "grey", list(hand.players), hand.match_options(party.names), observer=True,
+            name=f"party round {hand.round} table {table}",
+        )
+    except StoreError as exc:
+        return _refuse(str(exc))
+    party.attach_match(table, str(info.id))
+    return _saved(party, f"Table {table} plays match {info.id}.")
+
+
+@bp.post("/party/table/<int:table>/record")
+@pin_required
+def record_table(table: int) -> Any:
+    party, problem = _current()
+    if party is None:
+        return _refuse(problem or "Start a party first.")
+    wrong = _table_number(party, table)
+    if wrong:
+        return _refuse(wrong)
+    hand = party.tables()[table]
+    order = [
+        (request.form.get(f"place_{i}") or "").strip() for i in range(len(hand.players))
+    ]
+    try:
+        if any(order):
+            if hand.order is not None:
+                party.correct_hand(table, order)
+            else:
+                party.record_hand(table, order)
+        elif hand.match_id is not None:
+            state = get_store().state(int(hand.match_id))
+            if not isinstance(state, GreyDuckState):
+                return _refuse(f"Match {hand.match_id} is not a Grey Duck match.")
+            party.record_state(table, state)
+        else:
+            return _refuse("Give the finishing order (first out first) or start the match.")
+    except PartyError as exc:
+        return _refuse(f"Table {table}: {exc}.")
+    except StoreError as exc:
+        return _refuse(str(exc))
+    return _saved(party, f"Table {table}'s hand recorded.")
+
+
+@bp.post("/party/load")
+@pin_required
+def load() -> Any:
+    upload = request.files.get("party_file")
+    text = request.form.get("party_json") or ""
+    if upload is not None and upload.filename:
+        raw = upload.read(MAX_PARTY_JSON + 1)
+        if len(raw) > MAX_PARTY_JSON:
+            return _refuse("That party file is too large (at most 256 KiB).")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return _refuse("The uploaded party file is not UTF-8 text (a .json file).")
+    if not text.strip():
+        return _refuse("Paste the party's JSON or choose a party file to load.")
+    try:
+        party = parse_party(text)
+    except PartyError as exc:
+        return _refuse(f"The party cannot be loaded: {exc}.")
+    return _saved(party, "Party loaded.")

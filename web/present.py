@@ -14,10 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ducktable.rules.decks import DECKS, Deck
 from flask import Flask
 from markupsafe import Markup, escape
-
-from ducktable.rules.decks import DECKS, Deck
 
 NOT_PER_SEAT = frozenset(
     {"seats", "players", "game", "scores", "winners", "round_points", "results", "history",

@@ -17,6 +17,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ducktable.device.store import MatchInfo, StoreError
+from ducktable.rules.core import Event, Game, State
+from ducktable.rules.registry import make_game
 from flask import (
     Blueprint,
     Response,
@@ -29,10 +32,6 @@ from flask import (
     url_for,
 )
 from markupsafe import Markup
-
-from ducktable.device.store import MatchInfo, StoreError
-from ducktable.rules.core import Event, Game, State
-from ducktable.rules.registry import make_game
 
 from . import present
 from .db import current_match, get_store, match_or_404
@@ -94,7 +93,7 @@ def live(match_id: int) -> Response:
     keepalive_s = float(app.config["LIVE_KEEPALIVE_S"])
 
     def stream() -> Iterator[str]:
-        sent: tuple[int, Any] | None = None
+        sent: tuple[int, Any, int | None] | None = None
         last_write = time.monotonic()
         newer_checked = 0.0
         newer: int | None = None
@@ -236,7 +235,7 @@ def _caches() -> tuple[_SnapshotCache, _TimelineCache]:
     ext = current_app.extensions
     if "ducktable.board_cache" not in ext:
         ext.setdefault("ducktable.board_cache", (_SnapshotCache(), _TimelineCache()))
-    return ext["ducktable.board_cache"]  # type: ignore[no-any-return]
+    return ext["ducktable.board_cache"]
 
 
 def board_snapshot(info: MatchInfo) -> BoardSnapshot:

@@ -11,11 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
-
 from ducktable.device.store import StoreError
 from ducktable.rules.core import Game, OptionSpec, RulesError
 from ducktable.rules.registry import game_class, game_names
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from .auth import PinError, check_pin_format, pin_required, table_pin, try_unlock
 from .db import get_store

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -420,6 +421,27 @@ def test_BRUCE_G1_minutes_use_event_timestamps_and_finish_the_round():
     drive(state)
     assert state.is_over() and state.elapsed_ms() == 31 * 60_000
     assert state.public_view()["elapsed_ms"] == 31 * 60_000
+
+
+def test_BRUCE_R2_public_view_is_a_phone_scoreboard_without_the_draw_order():
+    state = started(["red-4", "red-1", "blue-2", "bruce"], 2)
+    reveal(state, "red-4")
+    ok(state, Event("stop", 0))
+    reveal(state, "red-1", "blue-2")
+    view = state.public_view()
+    json.dumps(view)  # plain JSON data
+    ann, ben = view["seats"]
+    assert ann["name"] == "Ann" and ann["score"] == 0 and ann["round_scores"] == []
+    assert ann["nest"] == ["red-4"] and ann["nest_highs"] == {"red": 4} and ann["nest_score"] == 4
+    assert ben["nest_size"] == 0 and ben["nest_highs"] == {}
+    assert view["turn"] == view["to_move"] == 1 and view["draw_pile"] == 63
+    assert view["board"]["row"] == ["red-1", "blue-2"] and view["board"]["bruce"] is None
+    assert [e["type"] for e in view["history"]] == ["shuffle", "reveal", "stop", "reveal",
+                                                      "reveal"]
+    assert "data" not in view["history"][0]  # the hidden draw order is left out
+    reveal(state, "bruce")
+    ok(state, Event("declare", 1, {"opponent": 0, "n": 1}))
+    assert state.public_view()["board"]["bruce"] == {"target": 0, "declared": 1, "rolled": None}
 
 
 # ---- framework duties ---------------------------------------------------------------------

@@ -7,6 +7,7 @@ Default board (rules/ducky_board.py): 20 cells, log i faces cell 2i + 1, white s
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -447,6 +448,25 @@ def test_DUCKY_W1_a_stuck_game_ends_and_the_most_gifts_win():
     ok(state, Event("move", 0, {"log": 1}))
     assert state.is_over() and state.stuck and state.winners() == [0]
     assert "stuck" in state.describe_next() and state.public_view()["stuck"] is True
+
+
+def test_DUCKY_W1_public_view_is_a_phone_scoreboard_without_the_covered_cards():
+    state = scenario()
+    ok(state, Event("move", 0, {"log": 4}))
+    ok(state, Event("take", 0, {"pile": 0}))
+    view = state.public_view()
+    json.dumps(view)  # plain JSON data
+    ann, ben = view["seats"]
+    assert ann["name"] == "Ann" and ann["score"] == 0 and ann["gifts"] == []
+    assert ann["pawn"] == 4 and ann["faces"] == 9 and ann["covered"] == [2, 2]
+    assert ann["cards"][0] == {"label": "card-yellow-yellow", "slots": ["yellow", "yellow"],
+                               "filled": [True, False]}
+    assert ann["can_fish"] and ben["can_fish"]
+    assert view["turn"] == 0 and view["to_move"] == 0 and "Ann, Ben may fish" in view["next"]
+    assert len(view["board"]["river"]) == 20 and view["board"]["spare"] == {"pad": "yellow",
+                                                                             "duck": False}
+    assert view["history"][0]["type"] == "setup"
+    assert "covered" not in view["history"][0]["data"]
 
 
 # ---- framework duties ---------------------------------------------------------------------

@@ -28,10 +28,10 @@ from ducktable.rules.sitting import (
     duck_label,
 )
 
-GAMES = 1500  # end-of-game invariants
-EVERY_EVENT_GAMES = 150  # invariants after every single event
-OBSERVER_GAMES = 60
-REPLAY_GAMES = 100
+GAMES = 1200  # end-of-game invariants
+EVERY_EVENT_GAMES = 120  # invariants after every single event
+OBSERVER_GAMES = 40
+REPLAY_GAMES = 60
 
 
 def bots_for(seed: int, n: int) -> list[Bot]:

@@ -522,6 +522,16 @@ def test_SIT_A8_duck_march_sends_the_front_card_under_the_pond():
     assert state.pond_order[-2:] == [last, B] and state.pond_counts[B] == 4
 
 
+def test_SIT_A8_duck_march_with_an_empty_pond_brings_the_front_card_to_the_back():
+    state = basic([["duck-march", "aim", "aim"], FILLER, FILLER])
+    state.pond_counts.clear()  # set directly: the pond has run dry, the line is short
+    state.pond_order, state.pond_size = [], 0
+    put(state, [B, G, OR, W, B], targets=[5])
+    play(state, "duck_march")
+    assert cards(state.gallery) == [G, OR, W, B, B] and state.pond_size == 0
+    assert state.history[-2] == Event("reveal", None, {"cards": [B]}, source="bot")
+
+
 def test_SIT_A8_duck_march_takes_a_cover_and_its_hidden_duck_together():
     g = gallery([Spot(B, covered=G), Spot(OR, bottoms_up=1), W])
     out = g.play("duck-march", 0, {})

@@ -1,0 +1,202 @@
+"""The read-only pages: scoreboard, live stream, history, join QR code, error pages."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ducktable.device.store import MatchStore
+from ducktable.rules.core import Event
+from flask import Flask
+from flask.testing import FlaskClient
+
+from .conftest import PLAYERS, new_duck, play_bots, play_until_round_scored
+
+
+def text(response) -> str:  # type: ignore[no-untyped-def]
+    return response.get_data(as_text=True)
+
+
+def test_home_goes_to_setup_when_there_is_no_match(client: FlaskClient) -> None:
+    response = client.get("/")
+    assert response.status_code == 302 and response.location.endswith("/setup")
+
+
+def test_home_follows_the_newest_unfinished_match(client: FlaskClient, store: MatchStore) -> None:
+    new_duck(store)
+    second = new_duck(store)
+    response = client.get("/")
+    assert response.location.endswith(f"/match/{second.id}?follow=1")
+
+
+def test_scoreboard_shows_seats_turn_and_the_live_stream(client: FlaskClient,
+                                                         store: MatchStore) -> None:
+    info = new_duck(store)
+    page = text(client.get(f"/match/{info.id}"))
+    for name in PLAYERS:
+        assert name in page
+    assert "round 1 must be dealt by Ada" in page  # DUCK-S1: seat 0 deals first
+    assert f'data-live-url="/match/{info.id}/live"' in page
+    assert "/static/app.js" in page and "/static/style.css" in page
+    assert "https://" not in page and "http://" not in page  # nothing from a CDN
+
+
+def test_duck_scoreboard_shows_what_makes_up_each_score(client: FlaskClient,
+                                                        store: MatchStore) -> None:
+    """DUCK-F1: towel cards plus green lifebelts minus red ones, per seat, and a round chart."""
+    info = new_duck(store, observer=False)
+    play_until_round_scored(store, info.id)
+    state = store.state(info.id)
+    page = text(client.get(f"/match/{info.id}"))
+    for seat, score in enumerate(state.scores()):
+        assert f'<td class="score" data-seat="{seat}">{score}</td>' in page
+    towel_card = next(card for s in state.seats for card in s.towel)  # type: ignore[attr-defined]
+    assert f'title="{towel_card}"' in page
+    assert 'class="belt green"' in page or 'class="belt red"' in page
+    assert '<svg class="chart"' in page and "<polyline" in page
+    assert "Round 2 of 5" in page
+
+
+def test_scoreboard_hides_hidden_cards_of_the_deal(client: FlaskClient, store: MatchStore) -> None:
+    """The deal's hands are hidden information: the public board never lists them."""
+    info = new_duck(store, observer=False)
+    play_bots(store, info.id, 1)
+    deal = store.events(info.id)[0]
+    hand_card = deal.data["hands"][1][0]
+    page = text(client.get(f"/match/{info.id}"))
+    assert "draw pile" in page.lower()
+    board_events = page.split("Last events", 1)[1]
+    assert "Hands" not in board_events and "Draw pile" not in board_events
+    assert deal.data["face_up"][0] in board_events
+    assert hand_card not in json.dumps(client.get(f"/match/{info.id}/view.json").get_json())
+
+
+def test_view_json_gives_the_public_view(client: FlaskClient, store: MatchStore) -> None:
+    info = new_duck(store)
+    data = client.get(f"/match/{info.id}/view.json").get_json()
+    assert data["match"]["players"] == PLAYERS
+    assert data["scores"] == [0, 0, 0] and data["to_move"] is None and data["over"] is False
+
+
+def test_unknown_match_is_a_404_page_that_says_so(client: FlaskClient) -> None:
+    response = client.get("/match/99")
+    assert response.status_code == 404 and "There is no match 99" in text(response)
+    assert client.get("/match/99/view.json").get_json()["status"] == 404
+
+
+def read_board_messages(response, count: int) -> list[dict]:  # type: ignore[no-untyped-def]
+    messages: list[dict] = []
+    buffer = ""
+    for chunk in response.response:
+        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buffer:
+            block, buffer = buffer.split("\n\n", 1)
+            data = [line[6:] for line in block.splitlines() if line.startswith("data: ")]
+            if "event: board" in block and data:
+                messages.append(json.loads("".join(data)))
+        if len(messages) >= count:
+            break
+    return messages
+
+
+def test_live_stream_sends_the_board_now_and_after_each_change(app: Flask,
+                                                               store: MatchStore) -> None:
+    info = new_duck(store)
+    client = app.test_client()
+    response = client.get(f"/match/{info.id}/live", buffered=False)
+    assert response.mimetype == "text/event-stream"
+    assert response.headers["Cache-Control"] == "no-cache"
+    first = read_board_messages(response, 1)[0]
+    assert first["seq"] == store.seq(info.id) and "round 1 must be dealt" in first["board"]
+    assert store.submit(info.id, Event("deal", None, {"face_up": ["blue-3", None, None]})).ok
+    second = read_board_messages(response, 1)[0]
+    assert second["seq"] > first["seq"]
+    assert 'title="blue-3"' in second["board"] and "Bo (seat 1) must play" in second["board"]
+    response.close()
+
+
+def test_live_stream_tells_an_old_match_about_a_newer_one(app: Flask, store: MatchStore) -> None:
+    old = new_duck(store)
+    newer = new_duck(store)
+    response = app.test_client().get(f"/match/{old.id}/live", buffered=False)
+    assert read_board_messages(response, 1)[0]["newer"] == newer.id
+    response.close()
+
+
+def test_live_stream_ends_at_shutdown(app: Flask, store: MatchStore) -> None:
+    info = new_duck(store)
+    response = app.test_client().get(f"/match/{info.id}/live", buffered=False)
+    read_board_messages(response, 1)
+    app.config["STOP_EVENT"].set()
+    rest = b"".join(c if isinstance(c, bytes) else c.encode() for c in response.response)
+    assert b"event: board" not in rest  # the generator returned instead of waiting forever
+
+
+def test_virtual_leds_show_the_cue_board(store: MatchStore, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ducktable.web import create_app
+
+    class FakeCues:
+        def snapshot(self) -> dict:
+            return {"pattern": "whose-turn", "seats": ["off", "on", "off"], "status": "off",
+                    "buzzer": False, "seq": 1}
+
+    app = create_app({"TESTING": True, "STORE": store, "TABLE_PIN": "1234", "CUES": FakeCues(),
+                      "SECRET_KEY": "k" * 40, "INSTANCE_PATH": str(tmp_path)})
+    info = new_duck(store)
+    page = text(app.test_client().get(f"/match/{info.id}"))
+    assert 'class="led seat-1 on"' in page and 'class="led seat-0 off"' in page
+    assert "Whose-turn" in page
+
+
+def test_history_lists_matches_and_per_player_totals(client: FlaskClient,
+                                                     store: MatchStore) -> None:
+    first = new_duck(store, observer=False)
+    play_until_round_scored(store, first.id)
+    scores = store.state(first.id).scores()
+    new_duck(store, players=["Ada", "Dee", "Eve"])
+    page = text(client.get("/history"))
+    assert "DUCK: totals" in page
+    ada = re.search(r'<th scope="row">Ada</th><td>(\d+)</td><td>(\d+) <small>of (\d+)</small>'
+                    r"</td><td>(-?\d+)</td>", page)
+    assert ada is not None and ada.groups() == ("2", "0", "0", str(scores[0]))
+    assert f"/match/{first.id}/export.jsonl" in page
+
+
+def test_export_is_public_unless_unlocked(client: FlaskClient, store: MatchStore) -> None:
+    info = new_duck(store, observer=False)
+    play_bots(store, info.id, 1)
+    hidden_card = store.events(info.id)[0].data["hands"][0][0]
+    public = text(client.get(f"/match/{info.id}/export.jsonl"))
+    assert '"public":true' in public and '"hands"' not in public
+    assert '"hands"' not in text(client.get(f"/match/{info.id}/export.jsonl?full=1"))
+    assert hidden_card  # the full log exists, but only an unlocked phone gets it
+
+
+def test_join_page_has_a_local_svg_qr_code_of_the_scoreboard(app: Flask) -> None:
+    app.config["PUBLIC_URL"] = "http://192.168.1.20:8000/"
+    client = app.test_client()
+    page = text(client.get("/join"))
+    assert "<svg" in page and "http://192.168.1.20:8000/" in page
+    image = client.get("/join.svg")
+    assert image.mimetype == "image/svg+xml" and image.get_data(as_text=True).startswith("<svg")
+    assert 'width="' not in image.get_data(as_text=True)[:200]  # scales with the page
+
+
+def test_pages_carry_security_headers(client: FlaskClient) -> None:
+    response = client.get("/setup")
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert response.headers["X-Frame-Options"] == "DENY"
+
+
+def test_generic_board_renders_every_installed_game(client: FlaskClient,
+                                                    store: MatchStore) -> None:
+    """Games without their own partial show the per-seat rows of their public view."""
+    from ducktable.device.demo import demo_players
+    from ducktable.rules.registry import game_names
+
+    for game in game_names():
+        info = store.create_match(game, demo_players(game), observer=False)
+        play_bots(store, info.id, 30)
+        response = client.get(f"/match/{info.id}")
+        assert response.status_code == 200, game
+        assert '<table class="seats">' in text(response), game
