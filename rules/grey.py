@@ -593,9 +593,9 @@ class GreyDuckState(State):
         if top.form.kind == "flight":
             if top.form.high >= DRAKE:
                 return None
-            label = grey_of(top.form.high + 1)
+            label = GREY_OF[top.form.high + 1]
         else:
-            label = grey_of(top.form.low)
+            label = GREY_OF[top.form.low]
         if self.played[label]:
             return None
         return RaceWindow(label, top.seat, top.cards, top.form.kind, top.ts)
@@ -706,9 +706,11 @@ class GreyDuckState(State):
             return Verdict.illegal(
                 f"the deck has {DECK_COUNTS[label]} {label}, the deal gives out {dealt[label]}",
                 "GREY-C1")
-        if leader is not None and leader != self._first_leader(hands):
-            return Verdict.illegal(
-                f"{self.players[self._first_leader(hands)]} leads: they hold the grey 1", "GREY-D2")
+        first = self._first_leader(hands)
+        if leader is not None and leader != first:
+            why = ("they hold the grey 1" if any(GREY_ONE in h for h in hands)
+                   else "nobody holds the grey 1, so the dealer's left leads")
+            return Verdict.illegal(f"{self.players[first]} leads: {why}", "GREY-D2")
         return Verdict.legal(f"hand {self.hand_no + 1} dealt", "GREY-D1", "GREY-C1")
 
     def _apply_deal(self, event: Event) -> None:
@@ -1084,10 +1086,10 @@ class GreyDuckState(State):
         window = self.race_window()
         if window is None:
             return
-        self.closure = Closure(window, seat, action, cards, ts)
         live = self.hands is None or any(h[window.grey] for h in self.hands)
         before = {k: _copy_value(v) for k, v in vars(self).items()
                   if k not in _NOT_SNAPSHOTTED} if live else None
+        self.closure = Closure(window, seat, action, cards, ts)
         self._pending = _Pending(self.closure, before)
 
     def _check_grey(self, event: Event) -> Verdict:

@@ -39,14 +39,14 @@ _PALETTES: dict[str, dict[str, BGR]] = {
         "orange": (20, 130, 250), "lime": (40, 215, 160), "green": (60, 160, 30),
         "teal": (150, 150, 0), "purple": (150, 40, 120), "pink": (170, 110, 245),
         "brown": (30, 70, 130), "grey": (128, 128, 128), "white": (250, 250, 250),
-        "black": (25, 25, 25),
+        "black": (25, 25, 25), "sky": (235, 205, 150),
     },
     "alternate": {
         "yellow": (70, 220, 240), "blue": (150, 70, 40), "red": (70, 20, 160),
         "orange": (60, 150, 235), "lime": (90, 230, 190), "green": (90, 120, 20),
         "teal": (120, 120, 40), "purple": (120, 60, 90), "pink": (200, 150, 230),
         "brown": (60, 90, 110), "grey": (160, 150, 140), "white": (235, 240, 240),
-        "black": (60, 40, 30),
+        "black": (60, 40, 30), "sky": (170, 190, 250),
     },
 }
 
@@ -562,7 +562,7 @@ def _draw_sitting(cv: _Canvas, label: str, attrs: dict) -> None:
     elif kind == "sky":
         pos = str(attrs["position"])
         cv.rect((20, 20), (180, 280), cv.colour("white"), -1, radius=8)
-        cv.rect((24, 24), (176, 276), (235, 205, 150), -1, radius=8)
+        cv.rect((24, 24), (176, 276), cv.colour("sky"), -1, radius=8)
         _corner_indices(cv, pos, ink)
         for cx, cy in ((70, 110), (120, 190)):
             cv.ellipse((cx, cy), (34, 16), 0, cv.colour("white"), -1)

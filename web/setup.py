@@ -158,14 +158,15 @@ def parse_options(cls: type[Game], form: Mapping[str, str]) -> dict[str, Any]:
             continue
         if not raw:
             continue  # the default
+        if kind == "choice":
+            matching = [c for c in spec.choices if str(c) == raw]
+            if not matching:
+                allowed = ", ".join(str(c) for c in spec.choices)
+                raise SetupError(f"Option '{label}' must be one of: {allowed}.")
+            options[spec.name] = matching[0]
+            continue
         try:
-            if kind == "choice":
-                matching = [c for c in spec.choices if str(c) == raw]
-                if not matching:
-                    allowed = ", ".join(str(c) for c in spec.choices)
-                    raise SetupError(f"Option '{label}' must be one of: {allowed}.")
-                options[spec.name] = matching[0]
-            elif kind == "int":
+            if kind == "int":
                 options[spec.name] = int(raw)
             elif kind == "float":
                 options[spec.name] = float(raw)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 
 from ducktable.rules import Bot, Event, RandomBot, Verdict, replay, simulate
 from ducktable.rules.grey import (
@@ -18,8 +19,8 @@ from ducktable.rules.grey import (
 
 from .grey_helpers import conserved
 
-RACING_MATCHES = 200  # x 12 hands = 2400 hands with greedy racing bots
-RANDOM_MATCHES = 50  # x 12 hands = 600 hands with random/greedy bots through core.simulate
+RACING_MATCHES = 170  # x 12 hands = 2040 hands with greedy racing bots
+RANDOM_MATCHES = 40  # x 12 hands = 480 hands with random/greedy bots through core.simulate
 
 
 def players(seed: int) -> list[str]:
@@ -115,17 +116,23 @@ def test_grey_G1_observer_mirror_agrees_on_every_view_verdict_and_score():
         names = players(seed)
         game = GreyDuckGame()
         observer = game.new_state(names, observer=True)
-
-        def mirror(state: GreyDuckState, event: Event, verdict: Verdict) -> None:
-            seen = observer.apply(game.public_event(event))
-            assert seen.ok == verdict.ok, (event, verdict, seen)
-            if verdict.ok:
-                assert observer.public_view() == state.public_view(), event
-
-        run = simulate_grey(seed, names, on_event=mirror, bots=mixed_bots(seed, len(names)))
+        run = simulate_grey(seed, names, on_event=mirror_into(observer),
+                            bots=mixed_bots(seed, len(names)))
         assert observer.scores() == run.state.scores() and observer.is_over()
         deal = next(e for e in run.state.history if e.type == "deal")
         assert "hands" not in game.public_event(deal).data
+
+
+def mirror_into(observer: GreyDuckState) -> Callable[[GreyDuckState, Event, Verdict], None]:
+    """An ``on_event`` hook feeding the observer what a camera would see, and comparing."""
+
+    def mirror(state: GreyDuckState, event: Event, verdict: Verdict) -> None:
+        seen = observer.apply(observer.game.public_event(event))
+        assert seen.ok == verdict.ok, (event, verdict, seen)
+        if verdict.ok:
+            assert observer.public_view() == state.public_view(), event
+
+    return mirror
 
 
 def test_grey_replay_and_json_round_trip_reproduce_the_match():

@@ -1,0 +1,167 @@
+"""Reading is open, changing needs the table PIN; every form carries a CSRF token."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from ducktable.device.store import MatchStore
+from ducktable.rules.core import Event
+from flask import Flask
+
+from .conftest import PIN, PLAYERS, Phone, new_duck
+
+DEAL = {"_type": "deal", "face_up.0": "blue-3"}
+
+
+def writes(match_id: int) -> list[tuple[str, dict[str, str]]]:
+    """Every route that changes something, with a form that would succeed given the PIN."""
+    return [
+        ("/setup", {"game": "duck", "player_0": "A", "player_1": "B", "player_2": "C"}),
+        (f"/match/{match_id}/events", DEAL),
+        (f"/match/{match_id}/undo", {}),
+        (f"/match/{match_id}/events/0/correct", {"_type": "deal", "face_up.0": "red-3"}),
+        ("/party/new", {"players": "\n".join("ABCDEF"), "hands": "2"}),
+        ("/party/load", {"party_json": "{}"}),
+        ("/party/table/0/start", {}),
+        ("/party/table/0/record", {"place_0": "A"}),
+    ]
+
+
+@pytest.fixture
+def match(store: MatchStore) -> int:
+    info = new_duck(store)
+    assert store.submit(info.id, Event("deal", None, {"face_up": ["blue-5", None, None]})).ok
+    return info.id
+
+
+def snapshot(store: MatchStore, match_id: int) -> tuple[int, int]:
+    return store.seq(match_id), len(store.list_matches())
+
+
+def test_every_change_needs_the_pin_and_changes_nothing_without_it(
+    phone: Phone, store: MatchStore, match: int, app: Flask
+) -> None:
+    before = snapshot(store, match)
+    for url, form in writes(match):
+        response = phone.post(url, form)
+        assert response.status_code == 403, url
+        assert "needs the table PIN" in response.get_data(as_text=True), url
+    assert snapshot(store, match) == before
+    assert not os.path.exists(app.config["PARTY_FILE"])
+
+
+def test_a_wrong_pin_is_refused_with_a_message(phone: Phone, store: MatchStore, match: int) -> None:
+    response = phone.post(f"/match/{match}/undo", {"pin": "0000"})
+    assert response.status_code == 403
+    assert "not the table PIN" in response.get_data(as_text=True)
+    assert len(store.events(match)) == 1
+
+
+def test_the_pin_in_a_form_unlocks_the_phone(phone: Phone, store: MatchStore, match: int) -> None:
+    response = phone.post(f"/match/{match}/undo", {"pin": PIN})
+    assert response.status_code == 303 and store.events(match) == []
+    assert phone.post(f"/match/{match}/events", DEAL).status_code == 303  # no PIN needed now
+    assert "unlocked" in phone.get("/history").get_data(as_text=True)
+
+
+def test_correction_page_needs_the_pin_even_to_look(phone: Phone, match: int) -> None:
+    """The correction form is prefilled with the event, hidden cards included."""
+    assert phone.get(f"/match/{match}/events/0/correct").status_code == 403
+
+
+def test_unlock_page_and_lock(phone: Phone) -> None:
+    assert phone.unlock("9999").status_code == 403
+    response = phone.unlock()
+    assert response.status_code == 303 and response.location == "/history"
+    phone.get("/history")
+    assert phone.post("/lock").status_code == 303
+    assert "locked" in phone.get("/history").get_data(as_text=True)
+
+
+def test_unlock_only_redirects_within_the_site(phone: Phone) -> None:
+    phone.get("/unlock")
+    response = phone.post("/unlock", {"pin": PIN, "next": "//evil.example/"})
+    assert response.location == "/"
+
+
+def test_too_many_wrong_pins_lock_out_the_phone(phone: Phone, match: int) -> None:
+    for _ in range(5):
+        assert phone.unlock("1111").status_code == 403
+    response = phone.unlock(PIN)
+    assert response.status_code == 429 and "Wait" in response.get_data(as_text=True)
+
+
+def test_a_new_pin_at_setup_locks_every_other_phone(app: Flask, unlocked: Phone) -> None:
+    other = Phone(app.test_client())
+    assert other.unlock().status_code == 303
+    unlocked.get("/setup")
+    response = unlocked.post("/setup", {"game": "duck", "player_0": "A", "player_1": "B",
+                                        "player_2": "C", "new_pin": "2468"})
+    assert response.status_code == 303
+    assert "unlocked" in unlocked.get("/history").get_data(as_text=True)  # the one who set it
+    other.get("/history")
+    assert other.post("/match/1/undo").status_code == 403
+    assert other.unlock("2468").status_code == 303
+    assert open(app.config["PIN_FILE"]).read().strip() == "2468"  # survives a restart
+
+
+def test_unlocked_phone_may_download_the_full_log(unlocked: Phone, store: MatchStore) -> None:
+    from .conftest import play_bots
+
+    info = new_duck(store, observer=False)
+    play_bots(store, info.id, 1)
+    text = unlocked.get(f"/match/{info.id}/export.jsonl?full=1").get_data(as_text=True)
+    assert '"hands"' in text
+
+
+# -- CSRF ----------------------------------------------------------------------------------
+
+
+def every_post(match_id: int) -> list[str]:
+    return [url for url, _ in writes(match_id)] + [
+        "/unlock", "/lock", f"/match/{match_id}/dispute",
+    ]
+
+
+def test_every_form_without_its_token_is_refused(unlocked: Phone, store: MatchStore,
+                                                 match: int) -> None:
+    before = snapshot(store, match)
+    for url in every_post(match):
+        response = unlocked.post(url, {"pin": PIN}, token=False)
+        assert response.status_code == 400, url
+        assert "security token" in response.get_data(as_text=True), url
+    assert snapshot(store, match) == before
+
+
+def test_a_forged_token_is_refused(unlocked: Phone, match: int) -> None:
+    response = unlocked.post(f"/match/{match}/undo", {"csrf_token": "forged.token.value"})
+    assert response.status_code == 400 and "not valid" in response.get_data(as_text=True)
+
+
+def test_a_token_from_another_session_is_refused(app: Flask, unlocked: Phone, match: int) -> None:
+    stranger = Phone(app.test_client())
+    stranger.get("/setup")
+    response = unlocked.post(f"/match/{match}/undo", {"csrf_token": stranger.token})
+    assert response.status_code == 400 and "another browser session" in response.get_data(
+        as_text=True
+    )
+
+
+def test_an_old_token_is_refused(app: Flask, unlocked: Phone, match: int) -> None:
+    app.config["CSRF_MAX_AGE_S"] = -1
+    response = unlocked.post(f"/match/{match}/undo")
+    assert response.status_code == 400 and "too old" in response.get_data(as_text=True)
+
+
+def test_the_token_may_come_as_a_header(unlocked: Phone, store: MatchStore, match: int) -> None:
+    response = unlocked.client.post(f"/match/{match}/undo",
+                                    headers={"X-CSRF-Token": unlocked.token})
+    assert response.status_code == 303 and store.events(match) == []
+
+
+def test_reading_needs_neither_pin_nor_token(phone: Phone, match: int) -> None:
+    for url in ("/", f"/match/{match}", f"/match/{match}/entry", f"/match/{match}/dispute",
+                "/history", "/party", "/join", f"/match/{match}/view.json"):
+        assert phone.client.get(url).status_code in (200, 302), url
+    assert PLAYERS[0] in phone.client.get(f"/match/{match}").get_data(as_text=True)

@@ -1,0 +1,143 @@
+"""Manual entry, correction and undo (PIN held), and the dispute check (open to all)."""
+
+from __future__ import annotations
+
+import re
+
+from ducktable.device.store import MatchStore
+from ducktable.rules.catalogue import rule_texts
+from ducktable.rules.core import Event
+
+from .conftest import Phone, new_duck
+
+
+def page_text(response) -> str:  # type: ignore[no-untyped-def]
+    return response.get_data(as_text=True)
+
+
+def dealt(store: MatchStore) -> int:
+    """A DUCK observer match after the deal: Ada dealt blue-5 face up; Bo is to play."""
+    info = new_duck(store)
+    assert store.submit(info.id, Event("deal", None, {"face_up": ["blue-5", None, None]})).ok
+    return info.id
+
+
+def test_entry_page_offers_a_form_per_event_with_a_card_picker(phone: Phone,
+                                                               store: MatchStore) -> None:
+    match = dealt(store)
+    page = page_text(phone.get(f"/match/{match}/entry"))
+    for etype in ("deal", "play", "draw", "duck", "reveal"):
+        assert f'id="form-{etype}"' in page
+    assert 'data-card="yellow-0"' in page and 'data-card="towel"' not in page
+    assert 'name="pin"' in page  # locked phone: the PIN goes with the form
+    assert re.search(r'<option value="1" selected>Bo</option>', page)  # Bo is to move
+
+
+def test_entering_a_play_records_it(unlocked: Phone, store: MatchStore) -> None:
+    """DUCK-A1: a single card is a set of one."""
+    match = dealt(store)
+    unlocked.get(f"/match/{match}/entry")
+    response = unlocked.post(f"/match/{match}/events",
+                             {"_type": "play", "_seat": "1", "cards": "blue-3"})
+    assert response.status_code == 303
+    last = store.events(match)[-1]
+    assert (last.type, last.seat, last.data, last.source) == ("play", 1, {"cards": ["blue-3"]},
+                                                              "manual")
+    assert last.ts is not None
+    assert "Recorded #1 play" in page_text(unlocked.get(f"/match/{match}/entry"))
+
+
+def test_an_illegal_event_is_refused_with_reason_and_rule_texts(unlocked: Phone,
+                                                                store: MatchStore) -> None:
+    """DUCK-S2: Cy may not play while it is Bo's turn; the typed cards stay in the form."""
+    match = dealt(store)
+    unlocked.get(f"/match/{match}/entry")
+    response = unlocked.post(f"/match/{match}/events",
+                             {"_type": "play", "_seat": "2", "cards": "red-4"})
+    page = page_text(response)
+    assert response.status_code == 422
+    assert "it is Bo&#39;s turn" in page and "DUCK-S2" in page
+    assert rule_texts("duck")["DUCK-S2"] in page
+    assert 'value="red-4"' in page
+    assert len(store.events(match)) == 1
+
+
+def test_a_form_with_bad_input_says_what_to_fix(unlocked: Phone, store: MatchStore) -> None:
+    match = dealt(store)
+    unlocked.get(f"/match/{match}/entry")
+    response = unlocked.post(f"/match/{match}/events",
+                             {"_type": "play", "_seat": "1", "cards": "blue-11"})
+    assert response.status_code == 400
+    assert "&#39;blue-11&#39; is not a card of DUCK" in page_text(response)
+    unknown = unlocked.post(f"/match/{match}/events", {"_type": "fly", "_seat": "1"})
+    assert unknown.status_code == 400 and "not an event of DUCK" in page_text(unknown)
+
+
+def test_correcting_a_card_that_was_misread(unlocked: Phone, store: MatchStore) -> None:
+    """"That was a blue 5, not a blue 3": the play is replaced and the log still replays."""
+    match = dealt(store)
+    assert store.submit(match, Event("play", 1, {"cards": ["blue-3"]})).ok
+    form = page_text(unlocked.get(f"/match/{match}/events/1/correct"))
+    assert 'value="blue-3"' in form
+    response = unlocked.post(f"/match/{match}/events/1/correct",
+                             {"_type": "play", "_seat": "1", "cards": "blue-5",
+                              "_reason": "camera misread"})
+    assert response.status_code == 303
+    assert store.events(match)[1].data == {"cards": ["blue-5"]}
+    assert store.audit(match)[-1]["reason"] == "camera misread"
+
+
+def test_a_correction_that_breaks_the_log_is_refused(unlocked: Phone, store: MatchStore) -> None:
+    """DUCK-A4: after a play the same seat draws; making the play someone else's breaks that."""
+    match = dealt(store)
+    assert store.submit(match, Event("play", 1, {"cards": ["blue-3"]})).ok
+    assert store.submit(match, Event("draw", 1, {"source": "deck"})).ok
+    unlocked.get(f"/match/{match}/events/1/correct")
+    response = unlocked.post(f"/match/{match}/events/1/correct",
+                             {"_type": "play", "_seat": "2", "cards": "blue-3"})
+    assert response.status_code == 422
+    assert "cannot be replaced" in page_text(response)
+    assert store.events(match)[1].seat == 1
+
+
+def test_correcting_an_event_that_does_not_exist_is_a_404(unlocked: Phone,
+                                                          store: MatchStore) -> None:
+    match = dealt(store)
+    assert unlocked.get(f"/match/{match}/events/5/correct").status_code == 404
+
+
+def test_undo_removes_the_last_event(unlocked: Phone, store: MatchStore) -> None:
+    match = dealt(store)
+    unlocked.get(f"/match/{match}/entry")
+    assert unlocked.post(f"/match/{match}/undo").status_code == 303
+    assert store.events(match) == []
+    assert unlocked.post(f"/match/{match}/undo").status_code == 303
+    assert "nothing to undo" in page_text(unlocked.get(f"/match/{match}/entry"))
+
+
+def test_dispute_check_gives_the_verdict_and_changes_nothing(phone: Phone,
+                                                             store: MatchStore) -> None:
+    """DUCK-A2: a run needs three or more consecutive cards of one colour."""
+    match = dealt(store)
+    seq = store.seq(match)
+    phone.get(f"/match/{match}/dispute")
+    response = phone.post(f"/match/{match}/dispute",
+                          {"_type": "play", "_seat": "1", "cards": "red-1, red-2"})
+    page = page_text(response)
+    assert response.status_code == 200
+    assert 'class="verdict illegal"' in page and "DUCK-A2" in page
+    assert rule_texts("duck")["DUCK-A2"] in page
+    legal = page_text(phone.post(f"/match/{match}/dispute",
+                                 {"_type": "play", "_seat": "1", "cards": "red-1, red-2, red-3"}))
+    assert 'class="verdict legal"' in legal
+    assert store.seq(match) == seq
+
+
+def test_dispute_check_takes_an_event_as_json(phone: Phone, store: MatchStore) -> None:
+    match = dealt(store)
+    phone.get(f"/match/{match}/dispute")
+    ok = phone.post(f"/match/{match}/dispute",
+                    {"event_json": '{"type": "duck", "seat": 1}'})
+    assert 'class="verdict legal"' in page_text(ok)
+    bad = phone.post(f"/match/{match}/dispute", {"event_json": "{not json"})
+    assert bad.status_code == 400 and "not valid JSON" in page_text(bad)
