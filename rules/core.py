@@ -28,7 +28,11 @@ EVENT_FORMAT_VERSION = 1
 
 @dataclass(frozen=True)
 class Verdict:
-    """The referee's answer to "may this happen now?": legal or not, why, and on which rules."""
+    """The referee's answer to "may this happen now?": legal or not, why, and on which rules.
+
+    A verdict is truthy only when legal, so ``Verdict | None`` must be tested with
+    ``is not None``, never with ``if verdict:``.
+    """
 
     ok: bool
     reason: str

@@ -151,10 +151,6 @@ def is_grey(label: str) -> bool:
     return label.startswith("grey-")
 
 
-def grey_of(rank: int) -> str:
-    return f"grey-{GREY_RANKS[rank - 1]}"
-
-
 YELLOW_OF = {rank: f"yellow-{name}" for rank, name in enumerate(GREY_RANKS, start=1)}
 GREY_OF = {rank: f"grey-{name}" for rank, name in enumerate(GREY_RANKS, start=1)}
 

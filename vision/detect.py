@@ -214,7 +214,8 @@ def _candidate_quads(blurred: np.ndarray, min_area: float) -> list[np.ndarray]:
     edges = cv2.Canny(blurred, 20, 50, L2gradient=True)
     square = np.ones((3, 3), np.uint8)
     variants = (edges, cv2.morphologyEx(edges, cv2.MORPH_CLOSE, square),
-                cv2.dilate(edges, np.ones((2, 2), np.uint8)), cv2.dilate(edges, square))
+                cv2.dilate(edges, np.ones((2, 2), np.uint8)), cv2.dilate(edges, square),
+                _paper_mask(blurred))
     quads: list[np.ndarray] = []
     seen: set[tuple[int, int, int]] = set()
     for edge_map in variants:
@@ -232,6 +233,19 @@ def _candidate_quads(blurred: np.ndarray, min_area: float) -> list[np.ndarray]:
                 seen.add(key)
                 quads.append(quad)
     return quads
+
+
+def _paper_mask(blurred: np.ndarray) -> np.ndarray:
+    """Pixels nearly as light as the lightest thing around them: a card's paper margin.
+
+    Around a card the table is darker than its paper, so each card's margin stands alone
+    (touching cards are parted by the thin dark line where they meet)."""
+    h, w = blurred.shape
+    small = cv2.resize(blurred, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    local_max = cv2.GaussianBlur(cv2.dilate(small, np.ones((15, 15), np.uint8)), (0, 0), 3)
+    local_max = cv2.resize(local_max, (w, h), interpolation=cv2.INTER_LINEAR)
+    return ((blurred.astype(np.float32) >= local_max.astype(np.float32) * 0.93)
+            .astype(np.uint8) * 255)
 
 
 def _quad_of(contour: np.ndarray) -> np.ndarray | None:
@@ -331,10 +345,8 @@ def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarr
 def _grown(cand: _Found, grads: _Gradients) -> list[_Found]:
     """The candidate and, when a clean light margin surrounds it, the quads it grows into."""
     out = [cand]
-    for _ in range(2):
-        bigger = _grow_once(out[-1], grads)
-        if bigger is None:
-            break
+    bigger = _outline(cand, grads)
+    if bigger is not None:
         out.append(bigger)
     return out
 
@@ -379,6 +391,66 @@ def _grow_once(cand: _Found, grads: _Gradients) -> _Found | None:
     if any(c is None for c in corners):
         return None
     return _snap(np.array(corners, np.float32), grads)
+
+
+def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
+    """The card whose light margin ends at the first outward edge around ``cand``.
+
+    The neighbourhood is warped so that ``cand`` becomes an upright rectangle; edge and
+    brightness profiles across its rows and columns then show straight lines parallel to its
+    sides. Each side moves out to the nearest edge that gets darker going outwards and has a
+    margin as light as the card's paper just inside it (cards have a light border). None when
+    that is just ``cand`` again or when a side finds no such edge.
+    """
+    quad = cand.quad
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    w = float(sides[0] + sides[2]) / 2
+    h = float(sides[1] + sides[3]) / 2
+    scale = min(1.0, 60.0 / min(w, h))  # work at most 60 px across the short side
+    w, h = w * scale, h * scale
+    mx, my = 0.6 * w + 4, 0.6 * h + 4
+    size = (int(w + 2 * mx), int(h + 2 * my))
+    rect = np.float32([[mx, my], [mx + w, my], [mx + w, my + h], [mx, my + h]])
+    to_rect = cv2.getPerspectiveTransform(quad.astype(np.float32), rect)
+    view = cv2.warpPerspective(grads.blurred, to_rect, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    dx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
+    dy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
+    rows = slice(int(my + 0.1 * h), int(my + 0.9 * h) + 1)
+    cols = slice(int(mx + 0.1 * w), int(mx + 0.9 * w) + 1)
+    # The margin must be lighter than the candidate's own face: paper around a panel.
+    face = float(np.percentile(view[rows, cols], 90))
+    light = max(face * 1.03, face + 4.0)
+    col_edge = np.median(dx[rows], axis=0)  # + : darker on the left
+    col_level = np.median(view[rows], axis=0)
+    row_edge = np.median(dy[:, cols], axis=1)
+    row_level = np.median(view[:, cols], axis=1)
+    band = max(2, int(0.03 * min(w, h)))
+    left = _margin_end(col_edge, col_level, int(round(mx)) + 2, -1, band, light)
+    right = _margin_end(-col_edge, col_level, int(round(mx + w)) - 2, +1, band, light)
+    top = _margin_end(row_edge, row_level, int(round(my)) + 2, -1, band, light)
+    bottom = _margin_end(-row_edge, row_level, int(round(my + h)) - 2, +1, band, light)
+    if None in (left, right, top, bottom):
+        return None
+    box = np.float32([[left, top], [right, top], [right, bottom], [left, bottom]])
+    if np.abs(box - rect).max() < 1.5:
+        return None  # already the outline
+    back = cv2.perspectiveTransform(box.reshape(-1, 1, 2), np.linalg.inv(to_rect))
+    return _snap(back.reshape(4, 2).astype(np.float32), grads)
+
+
+def _margin_end(edge: np.ndarray, level: np.ndarray, start: int, step: int, band: int,
+                light: float) -> float | None:
+    """Walking from ``start`` in direction ``step``, the first edge peak (edge > 0: darker
+    further out) with a light band of ``band`` samples on its inner side."""
+    i = start
+    while 1 <= i < len(edge) - 1:
+        if edge[i] >= EDGE_MIN and edge[i] >= edge[i - 1] and edge[i] >= edge[i + 1]:
+            inner = level[i + 1: i + 1 + band] if step < 0 else level[max(0, i - band): i]
+            if len(inner) and float(np.median(inner)) >= light:
+                return float(i)
+        i += step
+    return None
 
 
 # ---- 3b. splitting a row of touching cards -----------------------------------------------------

@@ -33,7 +33,7 @@ from ducktable.vision import augment
 from ducktable.vision.classify import CardClassifier, Prototypes, write_deck_prototypes
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
-MIN_SHARPNESS = 60.0
+MIN_SHARPNESS = 50.0
 """Variance of the Laplacian of a 100 x 150 grey crop below which a photo counts as blurred."""
 
 CROP_SIZE = (100, 150)

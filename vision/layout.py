@@ -288,8 +288,8 @@ class CoverWatch:
 
     SCALE = 0.25
 
-    def __init__(self, layout: TableLayout, empty_table: np.ndarray, *, threshold: float = 22.0,
-                 fraction: float = 0.06, follow: float = 0.05) -> None:
+    def __init__(self, layout: TableLayout, empty_table: np.ndarray, *, threshold: float = 30.0,
+                 fraction: float = 0.08, follow: float = 0.05) -> None:
         self.layout = layout
         self.threshold = threshold
         self.fraction = fraction
@@ -315,7 +315,7 @@ class CoverWatch:
         cards = np.zeros(distance.shape, np.uint8)
         for quad in card_quads:
             cv2.fillConvexPoly(cards, np.round(quad * self.SCALE).astype(np.int32), 1)
-        cards = cv2.dilate(cards, np.ones((5, 5), np.uint8)).astype(bool)
+        cards = cv2.dilate(cards, np.ones((7, 7), np.uint8)).astype(bool)  # edges and shadows
         odd = (distance > self.threshold) & ~cards
         free = ~odd & ~cards
         self.reference[free] += self.follow * (lab[free] - self.reference[free])

@@ -474,7 +474,9 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
                     result.cells_read += 1
                     result.cells_right += read.labels == cards
         before = len(follower.log)
+        t0 = time.perf_counter()
         step = follower.feed(snapshot)
+        result.seconds["follow"] = result.seconds.get("follow", 0.0) + time.perf_counter() - t0
         if not check_new(before):
             break
         waited = waited + 1 if step.pending is not None else 0
@@ -536,5 +538,5 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
             yield reader.read(image, shot.ts, index, shot), shot
 
     result = replay(game, frames(), seed=seed)
-    result.seconds = dict(reader.seconds, render=render_s)
+    result.seconds.update(reader.seconds, render=render_s)
     return result

@@ -42,8 +42,14 @@ def close_store(app: Flask) -> None:
             store.close()
 
 
+MAX_MATCH_ID = 2**63 - 1
+"""SQLite's largest integer: a bigger id in an address cannot name a match."""
+
+
 def match_or_404(match_id: int) -> MatchInfo:
     """The match's summary, or a 404 page that says which matches exist."""
+    if not 0 <= match_id <= MAX_MATCH_ID:
+        abort(404, description=f"There is no match {match_id}. Pick one from the history page.")
     try:
         return get_store().match(match_id)
     except StoreError:
