@@ -5,7 +5,8 @@ within 1 s (95th percentile). This starts the real server (waitress, the real st
 temporary database) on loopback, opens ``clients`` live streams, has bots submit ``events``
 DUCK events, and measures for every (phone, event) the time from the start of ``submit`` to
 the first message carrying that event's ``seq`` or a later one. It also reports the page
-weight of the scoreboard (HTML + CSS + JS) and the size of one live message. It prints
+weight of the scoreboard mid-game (HTML + CSS + JS, uncompressed) and the average size of
+one live message. It prints
 figures; it asserts nothing (a benchmark, not a test).
 """
 
@@ -109,9 +110,6 @@ def run_web_bench(
                 worker.start()
             for phone in phones:
                 phone.connected.wait(10)
-            page = _get(port, f"/match/{info.id}")
-            css = _get(port, "/static/style.css")
-            js = _get(port, "/static/app.js")
 
             rng = random.Random(seed)
             bots = [RandomBot(random.Random(seed + i)) for i in range(len(info.players))]
@@ -127,6 +125,9 @@ def run_web_bench(
                     submitted[store.seq(info.id)] = started
                 time.sleep(interval)
             time.sleep(min(2.0, 4 * interval + 1.0))
+            page = _get(port, f"/match/{info.id}")  # the board as it looks mid-game
+            css = _get(port, "/static/style.css")
+            js = _get(port, "/static/app.js")
         finally:
             stop.set()
             appliance.stop()

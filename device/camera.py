@@ -245,8 +245,6 @@ class PiCameraSource(LiveSource):
         self._camera: Any = None
         try:
             self._open()
-        except CameraError:
-            raise
         except Exception as exc:  # noqa: BLE001 - libcamera reports many kinds of failure
             raise CameraError(
                 f"cannot open the Pi camera {camera_num}: {exc} - is it connected and enabled, "
@@ -258,12 +256,16 @@ class PiCameraSource(LiveSource):
 
     def _open(self) -> None:
         camera = self._module.Picamera2(self.camera_num)
-        config = camera.create_video_configuration(
-            main={"size": self.size, "format": "RGB888"},
-            lores={"size": self.lores_size, "format": "YUV420"},
-        )
-        camera.configure(config)
-        camera.start()
+        try:
+            config = camera.create_video_configuration(
+                main={"size": self.size, "format": "RGB888"},
+                lores={"size": self.lores_size, "format": "YUV420"},
+            )
+            camera.configure(config)
+            camera.start()
+        except BaseException:
+            camera.close()  # do not leave the camera claimed by a half-opened session
+            raise
         self._camera = camera
 
     def _capture(self) -> np.ndarray:

@@ -42,7 +42,8 @@ class ServerConfig:
 @dataclass(frozen=True)
 class TableConfig:
     pin: str = ""
-    """The table PIN (4-8 digits); empty = a random PIN per start, shown on the console."""
+    """The table PIN (4-8 digits); empty = a random PIN chosen on first start and kept; it is
+    shown on the console. A PIN chosen on the setup page takes precedence."""
     game: str = "duck"
 
 

@@ -26,6 +26,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from ducktable.rules.core import Event, State, Verdict
+from waitress import wasyncore
 from waitress.server import create_server
 
 from .store import MatchInfo, MatchStore, StoreError
@@ -212,7 +213,8 @@ class WebServer:
                 f"cannot serve on {host}:{port} ({exc.strerror}); is another ducktable "
                 "running? choose another port with --port"
             ) from None
-        self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
 
     @property
     def port(self) -> int:
@@ -225,13 +227,24 @@ class WebServer:
     def start(self) -> None:
         self._thread.start()
 
+    def _serve(self) -> None:
+        """waitress's own loop, one poll at a time so that stop() can end it between polls;
+        the sockets are closed here, by the thread that polls them."""
+        adj = self._server.adj
+        try:
+            while not self._stopping.is_set():
+                wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._server._map,
+                               use_poll=adj.asyncore_use_poll, count=1)
+        finally:
+            wasyncore.close_all(self._server._map)
+
     def stop(self) -> None:
-        """End live streams (they watch STOP_EVENT), finish requests, close every socket."""
+        """End live streams (they watch STOP_EVENT), let running requests finish (the loop
+        still flushes their output), then end the loop, which closes every socket."""
         self.app.config["STOP_EVENT"].set()
         self._server.task_dispatcher.shutdown(timeout=JOIN_TIMEOUT_S)
-        from waitress import wasyncore
-
-        wasyncore.close_all(self._server._map)
+        self._stopping.set()
+        self._server.pull_trigger()
         self._thread.join(timeout=JOIN_TIMEOUT_S)
 
 

@@ -49,6 +49,7 @@ class DuckInferrer(Inferrer):
         self._staged_ts: dict[int, int] = {}
         self._cleared = True  # the table starts empty
         self._played_ts = -1  # when the mover's play reached their pile (draws come after)
+        self._last_event_ts = -1
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod
@@ -75,6 +76,8 @@ class DuckInferrer(Inferrer):
 
     # -- the protocol ------------------------------------------------------------------------
     def applied(self, state: State, event: Event) -> None:
+        if event.ts is not None:
+            self._last_event_ts = event.ts
         if event.type == "play" and event.seat is not None:
             self._staged.pop(event.seat, None)
             self._played_ts = event.ts if event.ts is not None else -1
@@ -137,8 +140,12 @@ class DuckInferrer(Inferrer):
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
             if staged is None:
+                doubt = ""
+                if table.covered_since(reveal_zone, self._last_event_ts):
+                    doubt = (f"{top} appeared on the pile, but a hand was over the reveal area, so "
+                             "more cards may have been shown there unseen")
                 return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],
-                                       f"{top} went straight onto the pile")
+                                       f"{top} went straight onto the pile", doubt)
             cards, doubt = _stack_order(staged, top)
             return self._inference(table, Event("play", t, {"cards": cards}),
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
@@ -170,19 +177,22 @@ class DuckInferrer(Inferrer):
                 look_alike.append(source)
             if self._top(table, neighbour) != pile[-1] and self._top(table, neighbour) == below:
                 taken.append((source, neighbour))
-        if len(taken) == 1:
-            source, neighbour = taken[0]
-            return self._inference(table, Event("draw", t, {"source": source}),
-                                   [seat_zone(neighbour, DISCARD)],
-                                   f"the top of the {source} neighbour's pile was taken")
-        if len(taken) > 1:
-            zones = [seat_zone(n, DISCARD) for _, n in taken]
-            return self._inference(table, Event("draw", t, {"source": taken[0][0]}), zones, "",
-                                   "both neighbours' piles changed at once")
         following = state.left(t)
         nxt = state.seats[following]
         shows = bool(self._shown(table, following))
         pile_changed = self._top(table, following) != (nxt.pile[-1] if nxt.pile else None)
+        if len(taken) == 1:
+            source, neighbour = taken[0]
+            late = shows or (pile_changed and neighbour != following)
+            doubt = ("the next player had already started when this pile top went, so it may "
+                     "have been taken later by someone else") if late else ""
+            return self._inference(table, Event("draw", t, {"source": source}),
+                                   [seat_zone(neighbour, DISCARD)],
+                                   f"the top of the {source} neighbour's pile was taken", doubt)
+        if len(taken) > 1:
+            zones = [seat_zone(n, DISCARD) for _, n in taken]
+            return self._inference(table, Event("draw", t, {"source": taken[0][0]}), zones, "",
+                                   "both neighbours' piles changed at once")
         if not (shows or pile_changed):
             return None
         zones = [seat_zone(following, REVEAL), seat_zone(following, DISCARD)]

@@ -27,7 +27,7 @@ Image = np.ndarray
 
 # Fonts the foreign designs may use. The alternate edition's fonts (COMPLEX, TRIPLEX, italics)
 # are excluded so "never seen in training" stays true for it.
-_FOREIGN_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_DUPLEX,
+FOREIGN_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_DUPLEX,
                   cv2.FONT_HERSHEY_SCRIPT_SIMPLEX)
 _GLYPHS = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
@@ -208,7 +208,7 @@ def foreign_card(family: int, member: int, *, width: int = 100, height: int = 15
     paper = frng.integers(200, 256, 3)
     img = np.empty((H, W, 3), np.uint8)
     img[:] = paper
-    font = int(frng.choice(_FOREIGN_FONTS))
+    font = int(frng.choice(FOREIGN_FONTS))
     palette = [tuple(int(v) for v in frng.integers(0, 230, 3)) for _ in range(5)]
     ink = palette[int(mrng.integers(len(palette)))]
     margin = int(frng.uniform(0.04, 0.1) * W)

@@ -181,18 +181,52 @@ def _find_cards(grey: np.ndarray, settings: DetectorSettings) -> list[_Found]:
     min_area = settings.min_area_frac * h * w
     max_area = settings.max_area_frac * h * w
     found: list[_Found] = []
-    rows: list[_Found] = []  # too long for one card: maybe a row of touching cards
-    for quad in _candidate_quads(grads.blurred, min_area):
+    for quad in sorted(_candidate_quads(grads.blurred, min_area), key=lambda q: -_area(q)):
+        if _explained(quad, found):
+            continue
         snapped = _snap(quad, grads)
         if snapped is None:
             continue
         for cand in _grown(snapped, grads):
-            if _acceptable(cand, settings, min_area, max_area):
+            single = _acceptable(cand, settings, min_area, max_area)
+            if not single and not _row_shaped(cand, settings, min_area, max_area):
+                continue
+            cuts = _splits(cand.quad, grads, settings) if cand.area >= 1.6 * min_area else []
+            if cuts:  # touching cards - or a tiled pattern, whose tiles are blank
+                found += _cards_of(cuts, grads, settings, min_area, max_area)
+            elif single and _has_face(cand, grads):
                 found.append(cand)
-            elif _row_shaped(cand, settings, min_area, max_area):
-                rows.append(cand)
-    found += _split_groups(found + rows, grads, settings, min_area, max_area)
     return _choose(found)
+
+
+def _explained(quad: np.ndarray, found: list[_Found]) -> bool:
+    """Is this candidate a part of a card already found (its panel, a feature of its face)?
+
+    Candidates of 30-60% of a found card are still examined: they may be one of two
+    touching cards that were found together.
+    """
+    area = _area(quad)
+    centre = quad.mean(axis=0)
+    for card in found:
+        ratio = area / card.area
+        if 0.3 <= ratio < 0.6 or ratio > 1.05:
+            continue
+        if cv2.pointPolygonTest(card.quad, (float(centre[0]), float(centre[1])), False) > 0:
+            if _intersection(quad, card.quad) > 0.8 * area:
+                return True
+    return False
+
+
+def _has_face(cand: _Found, grads: _Gradients) -> bool:
+    """A card's face has something printed on it; plain paper, sticky notes, tiles do not."""
+    w, h = 24, 36
+    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    to_rect = cv2.getPerspectiveTransform(cand.quad.astype(np.float32), target)
+    view = cv2.warpPerspective(grads.blurred, to_rect, (w, h), flags=cv2.INTER_AREA)
+    inner = view[4:-4, 3:-3].astype(np.float32)
+    gx = cv2.Sobel(inner, cv2.CV_32F, 1, 0, ksize=3)[1:-1, 1:-1]
+    gy = cv2.Sobel(inner, cv2.CV_32F, 0, 1, ksize=3)[1:-1, 1:-1]
+    return float((np.abs(gx) + np.abs(gy) >= 2 * EDGE_MIN).mean()) >= 0.03
 
 
 def _acceptable(cand: _Found, settings: DetectorSettings, min_area: float,
@@ -456,19 +490,17 @@ def _margin_end(edge: np.ndarray, level: np.ndarray, start: int, step: int, band
 # ---- 3b. splitting a row of touching cards -----------------------------------------------------
 
 
-def _split_groups(found: list[_Found], grads: _Gradients, settings: DetectorSettings,
-                  min_area: float, max_area: float) -> list[_Found]:
-    """Parts of candidates that a straight edge crosses where touching cards would meet."""
-    parts: list[_Found] = []
-    for cand in found:
-        if cand.area < 1.6 * min_area:
-            continue
-        for pieces in _splits(cand.quad, grads, settings):
-            snapped = [_snap(p, grads) for p in pieces]
-            if all(s is not None and _acceptable(s, settings, min_area, max_area)
-                   for s in snapped):
-                parts += [s for s in snapped if s is not None]
-    return parts
+def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: DetectorSettings,
+              min_area: float, max_area: float) -> list[_Found]:
+    """The cards of the first way of cutting a row of touching cards whose pieces all are."""
+    for pieces in cuts:
+        snapped = [_snap(p, grads) for p in pieces]
+        cards = [s for s in snapped if s is not None and _acceptable(s, settings, min_area,
+                                                                      max_area)
+                 and _has_face(s, grads)]
+        if len(cards) == len(pieces):
+            return cards
+    return []
 
 
 def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings

@@ -20,7 +20,7 @@ Both end in :func:`enroll_crops`, which writes ``<prototypes_dir>/<deck>/``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from ducktable.rules import decks
 from ducktable.rules.decks import BACK, UNKNOWN
-from ducktable.vision import augment
+from ducktable.vision import augment, render
 from ducktable.vision.classify import CardClassifier, Prototypes, write_deck_prototypes
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
@@ -57,10 +57,14 @@ class PhotoProblem:
 
 @dataclass(frozen=True)
 class EnrolmentReport:
+    """What was stored. ``not_enrolled``: cards of a known game that got no photos — once a
+    game is enrolled the classifier reads that game only through its enrolled cards."""
+
     deck: str
     deck_dir: Path
     photos_per_label: dict[str, int]
     problems: list[PhotoProblem] = field(default_factory=list)
+    not_enrolled: list[str] = field(default_factory=list)
 
     @property
     def labels(self) -> list[str]:
@@ -204,7 +208,10 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
         raise EnrolmentError(f"no usable photo for {', '.join(missing)} in {root}: {details}")
     deck_dir = enroll_crops(crops, prototypes_dir, deck, classifier, seed=seed,
                             extra_info={"source": str(root)})
-    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in crops.items()}, problems)
+    known = (render.card_labels(deck) if deck in render.DRAWABLE_DECKS
+             else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
+    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in crops.items()}, problems,
+                           [label for label in known if label not in crops])
 
 
 def _check_labels(deck: str, names: list[str]) -> None:
@@ -230,23 +237,26 @@ def guided_enrolment(frames: Iterable[np.ndarray], labels: Sequence[str],
     """Ask for each label in turn ("show yellow-5") and keep ``shots`` crops of it.
 
     A shot is taken when exactly one sharp card has been seen in ``steady_frames`` frames in a
-    row; between two shots ``gap_frames`` frames pass so they differ. ``prompt`` receives every
+    row; between two shots ``gap_frames`` frames pass so they differ. Between two labels the
+    card must leave the view ("take yellow-5 away"), so it is not taken for the next label. ``prompt`` receives every
     instruction (and what went wrong) as one line. If the frames run out first, an
     :class:`EnrolmentError` names the labels still missing.
     """
     stream = iter(frames)
     taken: dict[str, list[np.ndarray]] = {label: [] for label in labels}
-    for label in labels:
+    for n, label in enumerate(labels):
+        if n:  # the previous card must leave the view before the next is accepted
+            prompt(f"take {labels[n - 1]} away")
+            while True:
+                frame = _next_frame(stream, labels, taken, shots)
+                if usable_crop(frame, find, "camera", min_sharpness)[0] is None:
+                    break
         prompt(f"show {label}")
         steady = 0
         wait = 0
         last_problem = ""
         while len(taken[label]) < shots:
-            frame = next(stream, None)
-            if frame is None:
-                missing = [lab for lab in labels if len(taken[lab]) < shots]
-                raise EnrolmentError(f"the camera stopped before every card was shown; still "
-                                     f"missing: {', '.join(missing)}")
+            frame = _next_frame(stream, labels, taken, shots)
             if wait > 0:
                 wait -= 1
                 continue
@@ -265,3 +275,13 @@ def guided_enrolment(frames: Iterable[np.ndarray], labels: Sequence[str],
                 steady, wait, last_problem = 0, gap_frames, ""
     prompt("all cards enrolled")
     return taken
+
+
+def _next_frame(stream: Iterator[np.ndarray], labels: Sequence[str],
+                taken: Mapping[str, list[np.ndarray]], shots: int) -> np.ndarray:
+    frame = next(stream, None)
+    if frame is None:
+        missing = [lab for lab in labels if len(taken[lab]) < shots]
+        raise EnrolmentError(f"the camera stopped before every card was shown; still "
+                             f"missing: {', '.join(missing)}")
+    return frame

@@ -66,7 +66,7 @@ class Style:
     back_pattern: str
 
 
-_STYLES = {
+STYLES = {
     "reference": Style(
         paper=(244, 246, 247), ink=(25, 25, 25), index_font=cv2.FONT_HERSHEY_DUPLEX,
         title_font=cv2.FONT_HERSHEY_SIMPLEX, index_thickness=3.2, art="round",
@@ -678,6 +678,6 @@ _DRAWERS: dict[str, Callable[[_Canvas, str, dict], None]] = {
 
 def _style(edition: str) -> Style:
     try:
-        return _STYLES[edition]
+        return STYLES[edition]
     except KeyError:
         raise KeyError(f"no edition called {edition!r}; choose one of {list(EDITIONS)}") from None

@@ -660,8 +660,8 @@ def _camera_effects(frame: np.ndarray, rng: np.random.Generator) -> None:
         spot /= max(float(spot.max()), 1e-6)
         glare = cv2.resize(spot, (w, h), interpolation=cv2.INTER_LINEAR)
         frame += rng.uniform(30, 110) * glare[..., None]
-    if rng.random() < 0.25:
-        length = int(rng.integers(3, 8))
+    if rng.random() < 0.15:  # someone nudged the camera: a short streak
+        length = int(rng.integers(3, 6))
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
@@ -669,7 +669,7 @@ def _camera_effects(frame: np.ndarray, rng: np.random.Generator) -> None:
         kernel /= max(float(kernel.sum()), 1e-6)
         cv2.filter2D(frame, -1, kernel, dst=frame)
     else:
-        sigma = rng.uniform(0.0, 1.3)
+        sigma = rng.uniform(0.0, 1.2)  # focus
         if sigma > 0.3:
             cv2.GaussianBlur(frame, (0, 0), sigma, dst=frame)
     noise_sigma = rng.uniform(1.0, 6.0)

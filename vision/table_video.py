@@ -21,6 +21,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import cv2
@@ -119,13 +120,13 @@ def duck_script(state: DuckState, events: Sequence[Event], rng: random.Random, *
         if event.type == "deal":
             state.apply_or_raise(event)
             stage.event_index += 1
-            stage.change([*discard.values(), middle_zone("draw")], set_piles)
+            stage.change([*discard.values(), middle_zone("draw"), middle_zone("lifebelt")], set_piles)
             continue
         if event.type == "play":
             assert seat is not None
             cards = list(event.data["cards"])
             if len(cards) > 1 or rng.random() >= straight_single:
-                stage.change([reveal[seat]], lambda c=cards, s=seat: z.__setitem__(reveal[s], c))
+                stage.change([reveal[seat]], partial(z.__setitem__, reveal[seat], cards))
 
             def played(s: int = seat) -> None:
                 z[reveal[s]] = []
@@ -150,7 +151,7 @@ def duck_script(state: DuckState, events: Sequence[Event], rng: random.Random, *
             rng.shuffle(hand)
             state.apply_or_raise(event)
             stage.event_index += 1
-            stage.change([reveal[seat]], lambda h=hand, s=seat: z.__setitem__(reveal[s], h))
+            stage.change([reveal[seat]], partial(z.__setitem__, reveal[seat], hand))
             continue
         if event.type == "reveal":
             shown = [list(h) for h in event.data["hands"]]
@@ -159,10 +160,13 @@ def duck_script(state: DuckState, events: Sequence[Event], rng: random.Random, *
             for s in range(n):
                 if shown[s] and not z[reveal[s]]:
                     rng.shuffle(shown[s])
-                    stage.change([reveal[s]], lambda h=shown[s], s=s: z.__setitem__(reveal[s], h))
-            stage.change(names, lambda: [z.__setitem__(name, []) for name in names] and None)
-            set_piles()
-            stage.settle()
+                    stage.change([reveal[s]], partial(z.__setitem__, reveal[s], shown[s]))
+            def cleared() -> None:
+                for name in names:
+                    z[name] = []
+                set_piles()
+
+            stage.change(names, cleared)
             continue
         raise ValueError(f"the DUCK script does not know the event {event.type!r}")
     return stage.shots
@@ -318,7 +322,8 @@ def paste_markers(image: np.ndarray, layout: TableLayout, homography: np.ndarray
         outer = np.array([[centre[0] - half, centre[1] - half], [centre[0] + half, centre[1] - half],
                           [centre[0] + half, centre[1] + half], [centre[0] - half, centre[1] + half]])
         dst = cv2.perspectiveTransform(outer.reshape(-1, 1, 2), homography).reshape(4, 2)
-        src = np.float32([[0, 0], [tile.shape[1], 0], [tile.shape[1], tile.shape[0]], [0, tile.shape[0]]])
+        src = np.array([[0, 0], [tile.shape[1], 0], [tile.shape[1], tile.shape[0]], [0, tile.shape[0]]],
+                       np.float32)
         warp = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
         paint = cv2.warpPerspective(tile, warp, (w, h), flags=cv2.INTER_AREA)
         cover = cv2.warpPerspective(np.full(tile.shape[:2], 255, np.uint8), warp, (w, h))
@@ -485,11 +490,9 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
             waited = 0
             if not check_new(len(follower.log)):
                 break
-    else:
-        while not state.is_over() and len(follower.log) < len(truth) and not result.wrong_applied:
+    else:  # the video is over: a person enters whatever the camera did not settle
+        while not state.is_over() and len(follower.log) < len(truth):
             _confirm(follower, truth, result)
-            follower.advance()
-            check_new(len(follower.log))
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
     result.exact_scores = result.seen_scores == game.scores and not result.wrong_applied
     return result
@@ -514,7 +517,7 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02) -> Repl
 
 
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
-                  max_frames: int | None = None) -> ReplayResult:
+                  max_frames: int | None = None, frames_dir: str | None = None) -> ReplayResult:
     """One DUCK bot game rendered frame by frame and read back through the camera path."""
     game = bot_game("duck", seed, players)
     shots = script_for(game, seed)
@@ -535,8 +538,14 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
             t0 = time.perf_counter()
             image = renderer.frame(shot, index)
             render_s += time.perf_counter() - t0
+            if frames_dir is not None:
+                cv2.imwrite(f"{frames_dir}/frame-{index:05d}.jpg", image)
             yield reader.read(image, shot.ts, index, shot), shot
 
+    if frames_dir is not None:
+        from pathlib import Path
+
+        Path(frames_dir).mkdir(parents=True, exist_ok=True)
     result = replay(game, frames(), seed=seed)
     result.seconds.update(reader.seconds, render=render_s)
     return result

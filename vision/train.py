@@ -163,7 +163,7 @@ class _Exported:
 
 @dataclass
 class TrainConfig:
-    steps: int = 6000
+    steps: int = 3600
     batch: int = 128
     lr: float = 3e-3
     scale: float = 30.0
@@ -340,7 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=TrainConfig.steps)
     parser.add_argument("--batch", type=int, default=TrainConfig.batch)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2,
+                        help="torch threads (1 is faster when other jobs share the CPU)")
     parser.add_argument("--no-evaluate", action="store_true",
                         help="skip the benchmark and model card (quick experiments)")
     args = parser.parse_args(argv)
@@ -368,8 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         thresholds = calibrate(draft)
         model_path.write_bytes(draft.read_bytes())
     training = {
-        "command": "python -m ducktable.vision.train" + (
-            f" --steps {args.steps}" if args.steps != TrainConfig.steps else ""),
+        "command": f"python -m ducktable.vision.train --steps {config.steps} "
+                   f"--seed {config.seed} --threads {config.threads}",
         "steps": config.steps, "batch": config.batch, "seed": config.seed,
         "samples": config.steps * config.batch, "seconds": round(train_seconds, 1),
         "threads": config.threads, "loss": f"CosFace s={config.scale} m={config.margin}",

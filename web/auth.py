@@ -59,33 +59,49 @@ def check_pin_format(pin: str) -> str:
 
 
 class TablePin:
-    """The current PIN, optionally kept in a file so a PIN chosen at setup survives restarts."""
+    """The current PIN, kept in a file (when given) so that it survives restarts.
+
+    Which PIN: one chosen on the setup page > the configured one > a random one chosen on
+    first start. The file says which of these it holds (``4821 setup`` / ``4821 random``), so
+    a PIN written into the settings later still replaces a random one.
+    """
 
     def __init__(self, initial: str | None, path: str | os.PathLike[str] | None) -> None:
         self._lock = threading.Lock()
         self.path = Path(path) if path else None
-        stored = self._read_file()
-        if stored is not None:
+        stored, origin = self._read_file()
+        if stored is not None and (origin == "setup" or not initial):
             self._pin = stored
         elif initial:
             self._pin = check_pin_format(str(initial))
         else:
             self._pin = f"{secrets.randbelow(10_000):04d}"
-            log.warning("no table PIN configured; this run's PIN is %s", self._pin)
+            log.warning("no table PIN configured; chose %s (change it on the setup page)",
+                        self._pin)
+            try:
+                self._write(self._pin, "random")  # a restart must not lock every phone out
+            except OSError as exc:
+                log.warning("the chosen PIN could not be saved (%s); it lasts until a restart",
+                            exc)
 
     @property
     def value(self) -> str:
         return self._pin
 
     def set(self, pin: str) -> None:
+        """Replace the PIN (from the setup page); kept across restarts."""
         pin = check_pin_format(pin)
         with self._lock:
+            self._write(pin, "setup")
             self._pin = pin
-            if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(fd, "w", encoding="ascii") as handle:
-                    handle.write(pin + "\n")
+
+    def _write(self, pin: str, origin: str) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(f"{pin} {origin}\n")
 
     def matches(self, candidate: str) -> bool:
         return hmac.compare_digest(candidate.strip().encode(), self._pin.encode())
@@ -93,13 +109,14 @@ class TablePin:
     def fingerprint(self, secret: str) -> str:
         return hmac.new(secret.encode(), self._pin.encode(), hashlib.sha256).hexdigest()
 
-    def _read_file(self) -> str | None:
+    def _read_file(self) -> tuple[str | None, str]:
         if self.path is None:
-            return None
+            return None, ""
         try:
-            return check_pin_format(self.path.read_text(encoding="ascii"))
+            pin, _, origin = self.path.read_text(encoding="ascii").strip().partition(" ")
+            return check_pin_format(pin), origin or "setup"
         except (OSError, UnicodeDecodeError, PinError):
-            return None
+            return None, ""
 
 
 class Guard:

@@ -3,7 +3,7 @@
 Why this module exists: the scoreboard must show any game's ``public_view()`` without knowing
 the game. The helpers here read a view generically (a ``seats`` list of per-seat dicts, or
 top-level lists with one entry per seat) and turn card labels into coloured chips using the
-game's deck from ``rules.decks``. Games with a partial template (templates/games/) get a
+game's deck from ``rules.decks``. Games with a partial (templates/game-<name>.html) get a
 tailored table; the rest get the generic one built from :func:`seat_rows`.
 """
 
@@ -35,8 +35,8 @@ def init_app(app: Flask) -> None:
 
 
 def humanise(key: object) -> str:
-    """``towel_points`` -> ``Towel points``."""
-    text = str(key).replace("_", " ").strip()
+    """``towel_points`` -> ``Towel points``; ``race-open`` -> ``Race open``."""
+    text = str(key).replace("_", " ").replace("-", " ").strip()
     return text[:1].upper() + text[1:]
 
 

@@ -231,20 +231,43 @@ class _TimelineCache:
             return series
 
 
+_BUILD_LOCK = "ducktable.board_build_lock"
+
+
 def _caches() -> tuple[_SnapshotCache, _TimelineCache]:
     ext = current_app.extensions
     if "ducktable.board_cache" not in ext:
         ext.setdefault("ducktable.board_cache", (_SnapshotCache(), _TimelineCache()))
+        ext.setdefault(_BUILD_LOCK, threading.Lock())
     return ext["ducktable.board_cache"]
+
+
+def _build_lock() -> threading.Lock:
+    """Held while a board is built, so phones woken by one event wait for one render
+    instead of each rendering the same board."""
+    _caches()
+    return current_app.extensions[_BUILD_LOCK]
 
 
 def board_snapshot(info: MatchInfo) -> BoardSnapshot:
     store = get_store()
     seq = store.seq(info.id)
-    cache, timelines = _caches()
+    cache, _ = _caches()
     hit = cache.get((info.id, seq))
     if hit is not None:
         return hit[0]
+    with _build_lock():
+        hit = cache.get((info.id, seq))
+        if hit is not None:
+            return hit[0]
+        snap = _build_snapshot(info, seq)
+        cache.put((info.id, seq), (snap, None))
+        return snap
+
+
+def _build_snapshot(info: MatchInfo, seq: int) -> BoardSnapshot:
+    store = get_store()
+    _, timelines = _caches()
     state = store.state(info.id)
     events = store.events(info.id)
     game = state.game
@@ -281,7 +304,6 @@ def board_snapshot(info: MatchInfo) -> BoardSnapshot:
         chart=present.chart(series, info.players),
         round_points=round_points,
     )
-    cache.put((info.id, seq), (snap, None))
     return snap
 
 
@@ -311,12 +333,16 @@ def render_board(snap: BoardSnapshot) -> Markup:
     hit = cache.get(key)
     if hit is not None and hit[1] is not None:
         return hit[1]
-    template = current_app.jinja_env.select_template(
-        [f"games/{snap.info.game}.html", "games/generic.html"]
-    )
-    html = Markup(render_template("board.html", snap=snap, game_template=template))
-    cache.put(key, (snap, html))
-    return html
+    with _build_lock():
+        hit = cache.get(key)
+        if hit is not None and hit[1] is not None:
+            return hit[1]
+        template = current_app.jinja_env.select_template(
+            [f"game-{snap.info.game}.html", "game-generic.html"]
+        )
+        html = Markup(render_template("board.html", snap=snap, game_template=template))
+        cache.put(key, (snap, html))
+        return html
 
 
 def cue_snapshot() -> Any:

@@ -44,7 +44,7 @@ def cues(factory: MockFactory) -> Iterator[Cues]:
     player.close()
 
 
-def pin(factory: MockFactory, number: int):  # type: ignore[no-untyped-def]
+def pin(factory: MockFactory, number: int):
     return factory.pin(number)
 
 

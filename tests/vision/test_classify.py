@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from ducktable.vision import render
 from ducktable.vision.classify import (
     CardClassifier,

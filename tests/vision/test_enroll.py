@@ -7,7 +7,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
 from ducktable.vision import augment, render
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.enroll import (
@@ -137,7 +136,7 @@ def test_guided_enrolment_prompts_and_keeps_steady_sharp_shots() -> None:
     a, b = new_card("sign-2"), new_card("sign-3")
     shot_a, shot_b = augment.photo_of_card(a, rng), augment.photo_of_card(b, rng)
     empty = augment.surface(rng, (640, 480))
-    frames = ([empty] * 2 + [shot_a] * 10 + [two_cards_photo(a, b)] + [shot_b] * 10)
+    frames = [empty] * 2 + [shot_a] * 10 + [empty, two_cards_photo(a, b)] + [shot_b] * 10
     prompts: list[str] = []
     taken = guided_enrolment(iter(frames), ["sign-2", "sign-3"], prompts.append,
                              detector_finder(), shots=2, steady_frames=2, gap_frames=2)
@@ -145,6 +144,7 @@ def test_guided_enrolment_prompts_and_keeps_steady_sharp_shots() -> None:
     assert prompts[0] == "show sign-2"
     assert "no card found: show only sign-2" in prompts
     assert "got sign-2 (2/2)" in prompts and "show sign-3" in prompts
+    assert prompts.index("take sign-2 away") < prompts.index("show sign-3")
     assert "2 cards found: show only sign-3" in prompts
     assert prompts[-1] == "all cards enrolled"
 

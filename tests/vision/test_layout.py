@@ -20,7 +20,7 @@ def test_duck_layout_has_the_zones_the_inference_reads_and_they_do_not_overlap(p
         for b in layout.zones:
             if a is not b:
                 assert (a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y or b.y + b.h <= a.y), (a, b)
-        assert 0 <= a.x and a.x + a.w <= layout.size[0] and 0 <= a.y and a.y + a.h <= layout.size[1]
+        assert a.x >= 0 and a.x + a.w <= layout.size[0] and a.y >= 0 and a.y + a.h <= layout.size[1]
 
 
 def identity_layout() -> TableLayout:

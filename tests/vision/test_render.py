@@ -6,7 +6,6 @@ import hashlib
 
 import numpy as np
 import pytest
-
 from ducktable.rules import decks
 from ducktable.vision import render
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from ducktable.device.store import MatchStore
@@ -103,7 +104,7 @@ def test_a_new_pin_at_setup_locks_every_other_phone(app: Flask, unlocked: Phone)
     other.get("/history")
     assert other.post("/match/1/undo").status_code == 403
     assert other.unlock("2468").status_code == 303
-    assert open(app.config["PIN_FILE"]).read().strip() == "2468"  # survives a restart
+    assert Path(app.config["PIN_FILE"]).read_text().split() == ["2468", "setup"]  # kept
 
 
 def test_unlocked_phone_may_download_the_full_log(unlocked: Phone, store: MatchStore) -> None:
@@ -165,3 +166,17 @@ def test_reading_needs_neither_pin_nor_token(phone: Phone, match: int) -> None:
                 "/history", "/party", "/join", f"/match/{match}/view.json"):
         assert phone.client.get(url).status_code in (200, 302), url
     assert PLAYERS[0] in phone.client.get(f"/match/{match}").get_data(as_text=True)
+
+
+def test_which_pin_applies_after_a_restart(tmp_path: Path) -> None:
+    """Setup's PIN > the configured PIN > a random PIN chosen once and kept."""
+    from ducktable.web.auth import TablePin
+
+    path = tmp_path / "table-pin"
+    first = TablePin(None, path).value
+    assert TablePin(None, path).value == first  # the random PIN is kept
+    assert TablePin("1357", path).value == "1357"  # a configured PIN replaces a random one
+    TablePin("1357", path).set("8642")
+    assert TablePin("1357", path).value == "8642"  # the setup page's choice wins
+    path.write_text("garbage")
+    assert TablePin("1357", path).value == "1357"

@@ -11,7 +11,7 @@ from ducktable.rules.core import Event
 from .conftest import Phone, new_duck
 
 
-def page_text(response) -> str:  # type: ignore[no-untyped-def]
+def page_text(response) -> str:
     return response.get_data(as_text=True)
 
 

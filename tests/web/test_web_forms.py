@@ -142,9 +142,9 @@ def test_bad_input_gets_a_message_saying_what_to_fix(change: dict[str, str], mes
 def test_duck_forms_use_per_seat_widgets_for_the_deal_and_reveal() -> None:
     duck = make_game("duck")
     observer = duck.new_state(["A", "B", "C"], observer=True)
-    deal = forms.build_form(duck.event_spec("deal"), observer)  # type: ignore[arg-type]
+    deal = forms.build_form(duck.event_spec("deal"), observer)
     assert kinds(deal) == {"face_up": "seat_card"}  # hands and pile are hidden (DUCK-S1)
-    reveal = forms.build_form(duck.event_spec("reveal"), observer)  # type: ignore[arg-type]
+    reveal = forms.build_form(duck.event_spec("reveal"), observer)
     assert kinds(reveal) == {"hands": "seat_cards"}
     labels = forms.picker_cards(duck, observer, ("yellow-5", "towel", "lifebelt-6-green"))
     assert labels == ["yellow-5"]  # DUCK-C2/C3: lifebelts and towels are not played

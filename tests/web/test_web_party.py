@@ -14,7 +14,7 @@ from .conftest import Phone
 PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
 
 
-def text(response) -> str:  # type: ignore[no-untyped-def]
+def text(response) -> str:
     return response.get_data(as_text=True)
 
 

@@ -1,0 +1,118 @@
+"""``ducktable bench``: benchmarks that print figures (they assert nothing; tests do that).
+
+Why this module exists: the issue's speed and accuracy targets are measured, not unit-tested.
+Each benchmark is one entry in ``BENCHMARKS`` - a name, a one-line help, a function adding its
+options and a function running it - so a new benchmark joins by adding an entry; ``bench all``
+runs every one with its defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .cli import UserError
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    help: str
+    add_options: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+# ---- vision --------------------------------------------------------------------------------------
+
+
+def _vision_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scenes", type=int, default=500,
+                   help="synthetic 1280x720 tables with 4-20 cards to read (default 500)")
+    p.add_argument("--empty", type=int, default=100,
+                   help="empty tables with clutter and hands, for false cards (default 100)")
+    p.add_argument("--speed-frames", type=int, default=30,
+                   help="tables with 12 cards to time on one core (default 30)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first scene (default 0)")
+    p.add_argument("--no-memory", action="store_true",
+                   help="skip measuring the peak memory of `ducktable identify`")
+    p.add_argument("--model", help="a card classifier .onnx (default: the shipped one)")
+
+
+def _run_vision(args: argparse.Namespace) -> int:
+    from ducktable.vision import bench
+    from ducktable.vision.classify import CardClassifier, ModelError
+
+    for name in ("scenes", "empty", "speed_frames"):
+        if getattr(args, name) < 0:
+            raise UserError(f"--{name.replace('_', '-')} must not be negative")
+    if args.scenes == 0 and args.empty == 0 and args.speed_frames == 0:
+        raise UserError("nothing to measure: give --scenes, --empty or --speed-frames above 0")
+    try:
+        classifier = CardClassifier.load(args.model, threads=1)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    figures = bench.run(args.scenes, seed=args.seed, empty_frames=args.empty,
+                        speed_frames=args.speed_frames, classifier=classifier,
+                        measure_memory=not args.no_memory,
+                        progress=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
+    print(bench.report(figures))
+    return 0
+
+
+# ---- web live updates (device/bench_web.py) -----------------------------------------------------
+
+
+def _web_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--clients", type=int, default=30, help="phones watching live (default 30)")
+    p.add_argument("--events", type=int, default=60, help="events submitted (default 60)")
+    p.add_argument("--interval", type=float, default=0.25,
+                   help="seconds between events (default 0.25)")
+
+
+def _run_web(args: argparse.Namespace) -> int:
+    from .bench_web import run_web_bench
+
+    if args.clients < 1 or args.events < 1 or args.interval < 0:
+        raise UserError("--clients and --events must be at least 1, --interval not negative")
+    run_web_bench(clients=args.clients, events=args.events, interval=args.interval)
+    return 0
+
+
+BENCHMARKS: tuple[Benchmark, ...] = (
+    Benchmark("vision", "card detection and classification: accuracy, speed, memory",
+              _vision_options, _run_vision),
+    Benchmark("web", "live scoreboard: delivery latency to many phones, page weight",
+              _web_options, _run_web),
+)
+
+
+def register(subparsers: Any) -> None:
+    bench = subparsers.add_parser("bench", help="run benchmarks that print figures")
+    which = bench.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    for b in BENCHMARKS:
+        p = which.add_parser(b.name, help=b.help)
+        b.add_options(p)
+        p.set_defaults(func=b.run)
+    which.add_parser("all", help="every benchmark with its default options").set_defaults(
+        func=_run_all)
+    bench.set_defaults(func=lambda _args: _usage(bench))
+
+
+def _run_all(args: argparse.Namespace) -> int:
+    worst = 0
+    for b in BENCHMARKS:
+        parser = argparse.ArgumentParser(prog=f"ducktable bench {b.name}")
+        b.add_options(parser)
+        options = parser.parse_args([])
+        options.data_dir = getattr(args, "data_dir", None)
+        print(f"== bench {b.name}", flush=True)
+        worst = max(worst, b.run(options))
+    return worst
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2

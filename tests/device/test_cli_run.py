@@ -1,0 +1,69 @@
+"""The `run`, `demo` and `qr` commands' arguments and messages (device/cli_run.py)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from ducktable.device.cli import build_parser, main
+
+
+def test_qr_prints_a_terminal_qr_code_of_the_url(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    assert main(["--data-dir", str(tmp_path), "qr", "--url", "http://10.0.0.7:8000/"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("http://10.0.0.7:8000/")
+    assert "█" in out and len(out.splitlines()) > 10
+
+
+def test_data_dir_may_come_before_or_after_the_command() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["--data-dir", "/a", "demo"]).data_dir == "/a"
+    assert parser.parse_args(["demo", "--data-dir", "/b"]).data_dir == "/b"
+    args = parser.parse_args(["demo"])
+    assert args.game == "duck" and args.port == 8000 and args.host == "127.0.0.1"
+    assert args.pace == 1.0 and args.no_browser_needed is False
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["demo", "--game", "chess"], "unknown game 'chess'"),
+        (["demo", "--players", "9"], "DUCK is for 3 to 5 players, not 9"),
+    ],
+)
+def test_demo_mistakes_are_one_clear_line(argv: list[str], message: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["0", "70000", "http"])
+def test_bad_ports_are_refused_by_the_parser(value: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["demo", "--port", value])
+    assert "a port is a number 1-65535" in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["demo", "--port", str(port), "--data-dir", str(tmp_path)]) == 2
+    assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_demo_prints_the_match_in_the_terminal(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """--no-browser-needed: every event and the scores, until the match is over."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["demo", "--pace", "0", "--matches", "1", "--seed", "2", "--port", str(port),
+                 "--no-browser-needed", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "table PIN" in out and "deal" in out and "reveal" in out
+    assert "match 1 over:" in out and "| Ada " in out

@@ -1,0 +1,54 @@
+"""A reduced run of the model card's benchmark on freshly rendered images, with the shipped model.
+
+A retrained model that reads worse, rejects less or enrols worse fails here. The full figures
+(``python -m ducktable.vision.evaluate``) are in models/MODEL_CARD.md; the bounds below sit a
+little under them because these samples are smaller.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ducktable.vision import evaluate
+from ducktable.vision.classify import CardClassifier
+from ducktable.vision.enroll import detector_finder
+
+SEED = 31337  # not a seed the model card's benchmark uses
+
+
+@pytest.fixture(scope="module")
+def classifier() -> CardClassifier:
+    return CardClassifier.load()
+
+
+def test_reference_cards_are_read_right(classifier: CardClassifier) -> None:
+    crops, truth = evaluate.reference_crops(classifier, 2, SEED)
+    predicted = [c.label for c in classifier.classify(crops)]
+    assert evaluate.accuracy(predicted, truth) >= REFERENCE_MIN
+    wrong = sum(p not in (t, "unknown") for p, t in zip(predicted, truth, strict=True))
+    assert wrong <= 2
+
+
+def test_a_deck_neither_trained_nor_enrolled_is_rejected(classifier: CardClassifier) -> None:
+    crops = evaluate.unknown_deck_crops(1, SEED)
+    labels = [c.label for c in classifier.classify(crops)]
+    assert np.mean([lab == "unknown" for lab in labels]) >= REJECTION_MIN
+
+
+@pytest.mark.parametrize("game", ["grey", "ducky"])
+def test_an_unseen_printing_is_read_after_two_photos_per_card(
+        classifier: CardClassifier, game: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        run = evaluate.enrol_alternate(classifier, game, shots=2, per_class=3, seed=SEED,
+                                       find=detector_finder(), store=Path(tmp))
+    assert run.accuracy_in_game >= ENROLLED_MIN
+    assert run.before_wrong <= run.before_correct + run.before_unknown
+
+
+REFERENCE_MIN = 0.98
+REJECTION_MIN = 0.90
+ENROLLED_MIN = 0.95

@@ -1,0 +1,94 @@
+"""The training data generator and augmentations (no torch needed: CI has no `train` extra)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from ducktable.vision import augment, render
+from ducktable.vision.detect import detect_cards
+from ducktable.vision.train import INPUT_H, INPUT_W, TrainingData, class_labels
+
+
+@pytest.fixture(scope="module")
+def data() -> TrainingData:
+    return TrainingData(seed=5, families=range(4), members=3)
+
+
+def test_classes_are_every_face_of_the_five_games_then_back_and_unknown() -> None:
+    labels = class_labels()
+    assert len(labels) == len(set(labels)) == 38 + 41 + 18 + 30 + 11 + 2
+    assert labels[-2:] == ["back", "unknown"]
+    assert "duck/lifebelt-10-red" in labels and "sitting/action-bottoms-up" in labels
+    assert not any(lab.startswith("standard52/") for lab in labels)  # held out for rejection
+
+
+def test_the_stream_is_reproducible_from_its_seed(data: TrainingData) -> None:
+    a = next(data.batches(16))
+    b = next(data.batches(16))
+    c = next(data.batches(16, worker=1))
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_batches_hold_model_inputs_and_every_kind_of_target(data: TrainingData) -> None:
+    x, y = next(data.batches(200))
+    assert x.shape == (200, 3, INPUT_H, INPUT_W) and x.dtype == np.float32
+    assert y.min() >= 0 and y.max() < data.n_classes
+    assert data.n_classes == len(class_labels()) + 4 * 3
+    assert (y >= len(data.labels)).any()  # invented cards
+    assert (y == data.unknown_index).any()
+    assert (y < data.back_index).sum() > 80  # mostly our own faces
+    rng = np.random.default_rng(0)
+    assert any(data.sample(rng)[1] == data.back_index for _ in range(1500))
+
+
+def test_invented_decks_are_fixed_and_their_cards_differ() -> None:
+    a = augment.foreign_card(7, 1)
+    assert np.array_equal(a, augment.foreign_card(7, 1))
+    members = [augment.foreign_card(7, m).astype(int) for m in range(6)]
+    # members can differ in one small index only, as yellow-5 and yellow-6 do
+    assert all(np.abs(members[i] - members[j]).mean() > 0.02
+               for i in range(6) for j in range(i + 1, 6))
+
+
+def test_invented_decks_never_use_the_alternate_editions_fonts() -> None:
+    alternate = render.STYLES["alternate"]
+    fonts = {alternate.index_font & ~cv2.FONT_ITALIC, alternate.title_font}
+    assert fonts.isdisjoint(augment.FOREIGN_FONTS)
+    assert not alternate.index_font & cv2.FONT_ITALIC or all(
+        not f & cv2.FONT_ITALIC for f in augment.FOREIGN_FONTS)
+
+
+def test_augmented_views_vary_but_keep_size_and_type() -> None:
+    card = render.render_card("bruce", "teal-2", width=120, height=180)
+    rng = np.random.default_rng(0)
+    views = [augment.augment_card(card, rng, size=(100, 150)) for _ in range(8)]
+    assert all(v.shape == (150, 100, 3) and v.dtype == np.uint8 for v in views)
+    assert len({v.tobytes() for v in views}) == 8
+    clean = cv2.resize(card, (100, 150), interpolation=cv2.INTER_AREA).astype(int)
+    assert np.mean([np.abs(v - clean).mean() for v in views]) > 8  # strong augmentation
+
+
+def test_a_crop_without_jitter_is_the_card_itself() -> None:
+    card = render.render_card("grey", "yellow-7", width=100, height=150)
+    crop = augment.detector_crop(card, np.random.default_rng(0), size=(100, 150), jitter=0)
+    assert np.abs(crop.astype(int) - card).mean() < 1
+
+
+def test_clutter_is_not_a_whole_card_and_has_the_crop_size() -> None:
+    rng = np.random.default_rng(1)
+    cards = [render.render_card("duck", "towel", width=120, height=180)]
+    for _ in range(5):
+        assert augment.clutter(rng, cards, size=(64, 96)).shape == (96, 64, 3)
+
+
+def test_photos_show_one_card_that_the_detector_finds() -> None:
+    rng = np.random.default_rng(2)
+    found = 0
+    for k, label in enumerate(render.card_labels("grey")[:10]):
+        card = render.render_card("grey", label, edition="alternate")
+        photo = augment.photo_of_card(card, rng, held=k % 2 == 0)
+        assert photo.shape == (480, 640, 3)
+        found += len(detect_cards(photo)) == 1
+    assert found >= 8

@@ -1,0 +1,261 @@
+"""How well and how fast the card camera reads synthetic tables: the figures the issue asks for.
+
+Why this module exists: the detector and classifier have measured targets (recall, precision,
+accuracy, false cards on empty tables, milliseconds per frame on one core, memory of
+``ducktable identify``). This renders seeded table scenes (:mod:`ducktable.vision.scene`), runs
+the real pipeline and compares with the truth. It returns the figures and a report to print;
+it asserts nothing (CI runs a reduced detection check as a test instead).
+
+A detection *matches* a true card when their quads overlap with IoU >= ``MATCH_IOU``; each true
+card matches at most one detection.
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ducktable.vision.detect import detect_cards, quad_iou
+from ducktable.vision.pipeline import CardReader, Classifies
+from ducktable.vision.scene import TrueCard, render_scene
+
+MATCH_IOU = 0.7
+EMPTY_SEED_OFFSET = 1_000_000
+SPEED_SEED_OFFSET = 2_000_000
+
+TARGETS = {
+    "recall": 0.995, "precision": 0.995, "accuracy": 0.995, "false_per_100_empty": 1.0,
+    "read_ms_median_12": 40.0, "identify_maxrss_mb": 250.0,
+}
+
+
+@dataclass
+class Tally:
+    """Counts over a set of frames (detections against the truth)."""
+
+    frames: int = 0
+    cards: int = 0
+    matched: int = 0
+    detections: int = 0
+    labelled_right: int = 0
+    labelled: int = 0
+    named_false: int = 0  # detections matching no card that the classifier still named
+    misses: list[tuple[int, str]] = field(default_factory=list)  # (seed, label)
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.cards if self.cards else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.detections if self.detections else 1.0
+
+    @property
+    def accuracy(self) -> float:
+        return self.labelled_right / self.labelled if self.labelled else 1.0
+
+    @property
+    def false(self) -> int:
+        return self.detections - self.matched
+
+
+def match(truth: Sequence[TrueCard], quads: Sequence[np.ndarray],
+          min_iou: float = MATCH_IOU) -> tuple[dict[int, int], list[int]]:
+    """Pairs (detection index -> truth index) by best IoU first, and the unmatched truths."""
+    pairs = sorted(((quad_iou(t.quad, q), ti, qi) for ti, t in enumerate(truth)
+                    for qi, q in enumerate(quads)), reverse=True)
+    taken_t: set[int] = set()
+    matched: dict[int, int] = {}
+    for iou, ti, qi in pairs:
+        if iou < min_iou:
+            break
+        if ti in taken_t or qi in matched:
+            continue
+        taken_t.add(ti)
+        matched[qi] = ti
+    return matched, [ti for ti in range(len(truth)) if ti not in taken_t]
+
+
+def detection_check(seeds: Sequence[int], **scene_options: Any) -> Tally:
+    """Detector only, against the truth of ``render_scene(seed)`` for every seed."""
+    tally = Tally()
+    for seed in seeds:
+        scene = render_scene(seed, **scene_options)
+        found = detect_cards(scene.image)
+        matched, missed = match(scene.cards, [d.quad for d in found])
+        tally.frames += 1
+        tally.cards += len(scene.cards)
+        tally.detections += len(found)
+        tally.matched += len(matched)
+        tally.misses += [(seed, scene.cards[i].label) for i in missed]
+    return tally
+
+
+def pipeline_check(seeds: Sequence[int], reader: CardReader, **scene_options: Any) -> Tally:
+    """Detector and classifier, against the truth: detection and labelling figures."""
+    tally = Tally()
+    for seed in seeds:
+        scene = render_scene(seed, **scene_options)
+        reading = reader.read(scene.image)
+        seen = reading.cards + reading.unknown
+        matched, missed = match(scene.cards, [c.quad for c in seen])
+        tally.frames += 1
+        tally.cards += len(scene.cards)
+        tally.detections += len(seen)
+        tally.matched += len(matched)
+        tally.misses += [(seed, scene.cards[i].label) for i in missed]
+        for qi, card in enumerate(seen):
+            if qi in matched:
+                tally.labelled += 1
+                tally.labelled_right += card.label == scene.cards[matched[qi]].label
+            elif card in reading.cards:
+                tally.named_false += 1
+    return tally
+
+
+def timings(reader: CardReader, frames: Sequence[np.ndarray]) -> dict[str, float]:
+    """Median and 95th percentile of detection-only and full-read times (ms), per frame/card."""
+    detect_ms: list[float] = []
+    read_ms: list[float] = []
+    per_card: list[float] = []
+    for image in frames:
+        start = time.perf_counter()
+        detect_cards(image, **reader.detect_options)
+        detect_ms.append((time.perf_counter() - start) * 1000)
+        reading = reader.read(image)
+        read_ms.append(reading.total_ms)
+        per_card.append(reading.total_ms / max(1, len(reading.cards) + len(reading.unknown)))
+    return {
+        "detect_ms_median": statistics.median(detect_ms),
+        "detect_ms_p95": _p95(detect_ms),
+        "read_ms_median": statistics.median(read_ms),
+        "read_ms_p95": _p95(read_ms),
+        "read_ms_per_card_median": statistics.median(per_card),
+        "read_ms_per_card_p95": _p95(per_card),
+    }
+
+
+def identify_maxrss_mb(image: np.ndarray) -> float:
+    """Peak memory (MB) of ``ducktable identify`` on ``image``, run in a fresh process."""
+    with tempfile.TemporaryDirectory(prefix="ducktable-bench-") as tmp:
+        path = Path(tmp) / "table.jpg"
+        cv2.imwrite(str(path), image)
+        argv = ["--data-dir", tmp, "identify", str(path), "--out", str(Path(tmp) / "out.jpg")]
+        command = [sys.executable, "-c", "import sys; from ducktable.device.cli import main; "
+                   f"sys.exit(main({argv!r}))"]
+        # A helper process runs identify as its only child, so RUSAGE_CHILDREN is identify's.
+        probe = ("import resource, subprocess, sys\n"
+                 f"r = subprocess.run({command!r}, capture_output=True, text=True)\n"
+                 "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+                 "sys.stderr.write(r.stderr)\n"
+                 "sys.exit(r.returncode)\n")
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"ducktable identify failed: {done.stderr.strip()}")
+    kib = int(done.stdout.strip().splitlines()[-1])
+    return kib / 1024 if sys.platform != "darwin" else kib / 1024 / 1024
+
+
+def run(
+    scenes: int = 500,
+    *,
+    seed: int = 0,
+    empty_frames: int = 100,
+    speed_frames: int = 30,
+    classifier: Classifies | None = None,
+    measure_memory: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Every figure: accuracy on ``scenes`` tables with 4-20 cards, false cards on
+    ``empty_frames`` empty tables with clutter and hands, speed on ``speed_frames`` tables with
+    12 cards on one core, and the peak memory of ``ducktable identify``."""
+    cv2.setNumThreads(1)
+    if classifier is None:
+        from ducktable.vision.classify import CardClassifier
+
+        classifier = CardClassifier.load(threads=1)
+    reader = CardReader(classifier)
+    say = progress or (lambda _: None)
+    say(f"reading {scenes} table scenes")
+    main = pipeline_check(range(seed, seed + scenes), reader)
+    say(f"reading {empty_frames} empty tables")
+    empty = pipeline_check(range(seed + EMPTY_SEED_OFFSET, seed + EMPTY_SEED_OFFSET
+                                 + empty_frames), reader, empty=True)
+    say(f"timing {speed_frames} tables with 12 cards")
+    speed_scenes = [render_scene(seed + SPEED_SEED_OFFSET + i, n_cards=12)
+                    for i in range(speed_frames)]
+    figures: dict[str, Any] = {
+        "scenes": main.frames, "cards": main.cards, "detections": main.detections,
+        "recall": main.recall, "precision": main.precision, "accuracy": main.accuracy,
+        "false_named": main.named_false,
+        "empty_frames": empty.frames, "false_per_100_empty": 100 * empty.false / empty.frames
+        if empty.frames else 0.0,
+        "named_false_per_100_empty": 100 * empty.named_false / empty.frames
+        if empty.frames else 0.0,
+        "speed_frames": len(speed_scenes),
+        "speed_cards_mean": statistics.mean(len(s.cards) for s in speed_scenes)
+        if speed_scenes else 0.0,
+        **timings(reader, [s.image for s in speed_scenes]),
+        "misses": main.misses[:20],
+    }
+    if measure_memory and speed_scenes:
+        say("measuring the memory of ducktable identify")
+        figures["identify_maxrss_mb"] = identify_maxrss_mb(speed_scenes[0].image)
+    figures["this_process_maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return figures
+
+
+def report(figures: dict[str, Any]) -> str:
+    """The figures as lines for a terminal, each with its target where the issue sets one."""
+    def mark(name: str, ok: bool) -> str:
+        return f"   (target {'met' if ok else 'NOT met'}: {_target_text(name)})"
+
+    f = figures
+    lines = [
+        f"vision bench: {f['scenes']} scenes, {f['cards']} cards, 1280x720, one core",
+        f"  detection recall     {f['recall']:.4f}" + mark("recall", f["recall"] >= 0.995),
+        f"  detection precision  {f['precision']:.4f}"
+        + mark("precision", f["precision"] >= 0.995),
+        f"  label accuracy       {f['accuracy']:.4f} of matched cards"
+        + mark("accuracy", f["accuracy"] >= 0.995),
+        f"  named non-cards      {f['false_named']} in {f['scenes']} scenes",
+        f"  empty tables         {f['false_per_100_empty']:.2f} false cards per 100 frames "
+        f"({f['named_false_per_100_empty']:.2f} named)"
+        + mark("false_per_100_empty", f["false_per_100_empty"] <= 1.0),
+        f"  detector only        {f['detect_ms_median']:.1f} ms median, "
+        f"{f['detect_ms_p95']:.1f} ms p95 per frame",
+        f"  full read (12 cards) {f['read_ms_median']:.1f} ms median, {f['read_ms_p95']:.1f} ms "
+        f"p95 per frame; {f['read_ms_per_card_median']:.2f} / "
+        f"{f['read_ms_per_card_p95']:.2f} ms per card"
+        + mark("read_ms_median_12", f["read_ms_median"] <= 40.0),
+    ]
+    if "identify_maxrss_mb" in f:
+        lines.append(f"  identify peak memory {f['identify_maxrss_mb']:.0f} MB (maxrss)"
+                     + mark("identify_maxrss_mb", f["identify_maxrss_mb"] <= 250.0))
+    if f.get("misses"):
+        shown = ", ".join(f"{label}@{seed}" for seed, label in f["misses"][:8])
+        lines.append(f"  first missed cards   {shown}")
+    return "\n".join(lines)
+
+
+def _target_text(name: str) -> str:
+    value = TARGETS[name]
+    return {"recall": f">= {value}", "precision": f">= {value}", "accuracy": f">= {value}",
+            "false_per_100_empty": f"<= {value:g}", "read_ms_median_12": f"<= {value:g} ms",
+            "identify_maxrss_mb": f"<= {value:g} MB"}[name]
+
+
+def _p95(values: Sequence[float]) -> float:
+    return float(np.percentile(np.asarray(values, np.float64), 95)) if values else 0.0
