@@ -15,7 +15,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "ducktable.device.cli_match",  # start, submit, check, show, undo, export, replay, simulate
     "ducktable.device.cli_run",  # run, demo, qr
-    "ducktable.device.cli_vision",  # identify, enroll, markers, replay-video
+    "ducktable.device.cli_vision",  # identify, enroll
     "ducktable.device.cli_bench",  # bench
     "ducktable.device.cli_rules",  # rules
     "ducktable.device.cli_table",  # markers, calibrate, replay-video

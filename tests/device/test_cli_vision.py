@@ -1,0 +1,188 @@
+"""``ducktable identify``, ``enroll`` and ``bench vision``: wiring, output and one-line errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from ducktable.device import cli, cli_vision
+from ducktable.vision.scene import Placement, compose_table
+
+
+class FakeClassifier:
+    """Names every crop after its mean colour: light cards are "duck/yellow-5"."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def classify(self, crops: Sequence[np.ndarray], *, games: Any = None) -> list[Any]:
+        self.calls.append(len(crops))
+        return [SimpleNamespace(label="duck/yellow-5" if c.mean() > 120 else "unknown",
+                                confidence=0.93) for c in crops]
+
+
+@pytest.fixture
+def fake_classifier(monkeypatch: pytest.MonkeyPatch) -> FakeClassifier:
+    fake = FakeClassifier()
+    monkeypatch.setattr(cli_vision, "load_classifier", lambda model, prototypes: fake)
+    return fake
+
+
+@pytest.fixture
+def table_photo(tmp_path: Path) -> Path:
+    image = compose_table(3, [Placement("duck/yellow-5", (400, 300), 20.0, 1.4),
+                              Placement("duck/red-2", (800, 380), -15.0, 1.4)], 0)
+    path = tmp_path / "table.jpg"
+    cv2.imwrite(str(path), image)
+    return path
+
+
+def test_identify_prints_cards_and_writes_an_annotated_copy(
+        fake_classifier: FakeClassifier, table_photo: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["--data-dir", str(tmp_path / "data"), "identify", str(table_photo)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out.count("duck/yellow-5") == 2 and "0.93" in out
+    assert "2 card(s) named" in out
+    annotated = cv2.imread(str(tmp_path / "table-identified.jpg"))
+    original = cv2.imread(str(table_photo))
+    assert annotated is not None and annotated.shape == original.shape
+    assert np.abs(annotated.astype(int) - original.astype(int)).sum() > 0
+    assert fake_classifier.calls == [2]
+
+
+def test_identify_missing_image_is_one_line(fake_classifier: FakeClassifier, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["--data-dir", str(tmp_path), "identify", str(tmp_path / "nope.jpg")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.strip() == f"ducktable: error: no such image: {tmp_path / 'nope.jpg'}"
+
+
+def test_identify_corrupt_image_is_one_line(fake_classifier: FakeClassifier, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0 truncated")
+    status = cli.main(["--data-dir", str(tmp_path), "identify", str(bad)])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "cannot read" in err and "broken.jpg" in err
+
+
+def test_identify_unwritable_output_is_one_line(fake_classifier: FakeClassifier,
+                                                table_photo: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["--data-dir", str(tmp_path), "identify", str(table_photo),
+                       "--out", str(tmp_path / "missing-folder" / "x.png")])
+    assert status == 2 and "cannot write the annotated image" in capsys.readouterr().err
+
+
+def test_identify_reports_a_missing_model_clearly(table_photo: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["--data-dir", str(tmp_path), "identify", str(table_photo),
+                       "--model", str(tmp_path / "none.onnx")])
+    err = capsys.readouterr().err
+    assert status == 2 and "none" in err and len(err.strip().splitlines()) == 1
+
+
+def test_enroll_folder_calls_the_enrolment_with_the_data_folder(
+        fake_classifier: FakeClassifier, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.vision import enroll
+
+    photos = tmp_path / "mydeck"
+    (photos / "yellow-5").mkdir(parents=True)
+    seen: dict[str, Any] = {}
+
+    def fake_enroll(folder: Path, target: Path, *, deck: str | None, classifier: Any
+                    ) -> enroll.EnrolmentReport:
+        seen.update(folder=folder, target=target, deck=deck, classifier=classifier)
+        return enroll.EnrolmentReport("duck", target / "duck", {"yellow-5": 2},
+                                      [enroll.PhotoProblem(folder / "x.jpg", "x.jpg: blurred")],
+                                      ["red-1"])
+
+    monkeypatch.setattr(enroll, "enroll_folder", fake_enroll)
+    status = cli.main(["--data-dir", str(tmp_path / "data"), "enroll", str(photos),
+                       "--deck", "duck"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert seen["folder"] == photos and seen["deck"] == "duck"
+    assert seen["target"] == tmp_path / "data" / "decks"
+    assert seen["classifier"] is fake_classifier
+    assert "skipped x.jpg: blurred" in out and "yellow-5 x2" in out and "red-1" in out
+
+
+def test_enroll_from_camera_feeds_frames_to_the_guided_enrolment(
+        fake_classifier: FakeClassifier, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.vision import enroll
+
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(shots / f"{i}.png"), np.full((20, 30, 3), 40 * i, np.uint8))
+    got: dict[str, Any] = {}
+
+    def fake_guided(frames: Any, labels: Sequence[str], prompt: Any, find: Any, *,
+                    shots: int) -> dict[str, list[np.ndarray]]:
+        images = list(frames)
+        got.update(values=[int(f.mean()) for f in images], labels=list(labels), shots=shots)
+        prompt("show yellow-5")
+        return {"yellow-5": images[:1]}
+
+    def fake_store(crops: Any, target: Path, deck: str, classifier: Any, **kw: Any) -> Path:
+        got.update(stored=sorted(crops), target=target, deck=deck)
+        return target / deck
+
+    monkeypatch.setattr(enroll, "guided_enrolment", fake_guided)
+    monkeypatch.setattr(enroll, "enroll_crops", fake_store)
+    status = cli.main(["--data-dir", str(tmp_path / "data"), "enroll", "--camera", str(shots),
+                       "--deck", "duck", "--labels", "yellow-5", "--shots", "1"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert got["values"] == [0, 40, 80] and got["labels"] == ["yellow-5"] and got["shots"] == 1
+    assert got["stored"] == ["yellow-5"] and got["deck"] == "duck"
+    assert "show yellow-5" in out and "enrolled deck 'duck'" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["enroll"], "give a folder of labelled photos"),
+    (["enroll", "x", "--camera", "0"], "not both"),
+    (["enroll", "--camera", "synthetic"], "--camera needs --deck"),
+    (["enroll", "--camera", "/no/such/cam", "--deck", "duck"], "no camera, file or folder"),
+    (["enroll", "--camera", "synthetic", "--deck", "my-deck"], "list its cards with --labels"),
+])
+def test_enroll_argument_problems_are_one_line(
+        fake_classifier: FakeClassifier, tmp_path: Path, argv: list[str], message: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["--data-dir", str(tmp_path), *argv])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bench_vision_prints_every_figure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.vision import classify
+
+    monkeypatch.setattr(classify.CardClassifier, "load",
+                        classmethod(lambda cls, *a, **k: FakeClassifier()))
+    status = cli.main(["--data-dir", str(tmp_path), "bench", "vision", "--scenes", "2",
+                       "--empty", "1", "--speed-frames", "1", "--no-memory"])
+    out = capsys.readouterr().out
+    assert status == 0
+    for figure in ("detection recall", "detection precision", "label accuracy",
+                   "false cards per 100 frames", "detector only", "full read (12 cards)",
+                   "ms per card"):
+        assert figure in out
+
+
+def test_bench_without_a_benchmark_lists_them(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench"]) == 2
+    out = capsys.readouterr().out
+    assert "vision" in out and "all" in out
