@@ -11,8 +11,6 @@ the user must fix (printed as one line by :func:`ducktable.device.cli.main`).
 from __future__ import annotations
 
 import argparse
-import importlib
-import inspect
 import json
 import random
 import sys
@@ -27,7 +25,6 @@ from ducktable.rules.core import (
     Bot,
     Event,
     IllegalEvent,
-    RandomBot,
     RulesError,
     State,
     Verdict,
@@ -521,28 +518,7 @@ def _guard(call: Callable[[], T]) -> T:
 
 def make_bot(kind: str, state: State, seat: int, seed: int) -> Bot:
     """A seeded bot for ``seat``: the random bot, or the game's own greedy bot."""
-    rng = random.Random(f"{seed}/{seat}")
-    if kind == "random":
-        return RandomBot(rng)
-    greedy = greedy_bot_class(state)
-    if greedy is None:
-        raise UserError(f"{state.game.name} has no greedy bot yet; use --bot random")
-    takes_rng = any(
-        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        for p in inspect.signature(greedy).parameters.values()
-    )
-    return greedy(rng) if takes_rng else greedy()
-
-
-def greedy_bot_class(state: State) -> type[Bot] | None:
-    """The engine module's greedy bot: ``GreedyBot``, or else the one ``Greedy...Bot`` class."""
-    module = importlib.import_module(type(state.game).__module__)
-    found = getattr(module, "GreedyBot", None)
-    if found is None:
-        candidates = [
-            value for name, value in vars(module).items()
-            if name.startswith("Greedy") and name.endswith("Bot") and isinstance(value, type)
-            and issubclass(value, Bot) and value.__module__ == module.__name__
-        ]
-        found = candidates[0] if len(candidates) == 1 else None
-    return found if isinstance(found, type) and issubclass(found, Bot) else None
+    try:
+        return registry.make_bot(state.game.name, kind, random.Random(f"{seed}/{seat}"))
+    except RulesError as exc:
+        raise UserError(str(exc)) from None

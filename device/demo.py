@@ -16,8 +16,8 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from ducktable.rules.core import Bot, Event, RandomBot, RulesError, State, Verdict
-from ducktable.rules.registry import game_class
+from ducktable.rules.core import Bot, Event, RulesError, State, Verdict
+from ducktable.rules.registry import game_class, make_bot
 
 from .runloop import TableLink
 from .store import MatchInfo
@@ -99,7 +99,11 @@ class DemoTable:
             table.stop.wait(self.pause_between)
 
     def play(self, table: TableLink, info: MatchInfo) -> None:
-        bots = [RandomBot(random.Random(self.rng.random())) for _ in info.players]
+        # A mixed table: greedy players (shorter, more sensible games) beside random ones.
+        bots = [
+            make_bot(info.game, "greedy" if seat % 2 == 0 else "random", random.Random(self.rng.random()))
+            for seat in range(len(info.players))
+        ]
         while not table.stop.is_set():
             state = table.state(info.id)
             if state.is_over():

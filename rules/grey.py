@@ -1367,6 +1367,9 @@ class GreedyGreyBot(Bot):
     (<= 5) when passing a Drake, returns its lowest card as Captain and never refuses.
     """
 
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng  # unused: the greedy choice is deterministic; kept for a uniform bot API
+
     def choose(self, state: State, seat: int) -> Event:
         assert isinstance(state, GreyDuckState) and state.hands is not None
         hand = state.hands[seat]

@@ -151,7 +151,7 @@ class DuckInferrer(Inferrer):
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
                                    doubt)
         if (top == expected and top is not None and not shown and staged and top in staged
-                and table.covered_since(pile_zone, self._staged_ts[t])):
+                and table.covered_since(pile_zone, self._staged_ts[t]) and table.fresh(pile_zone)):
             # the play ended with a card equal to the old top: the pile looks the same, but the
             # shown cards left the reveal area and a hand reached over the pile
             cards, doubt = _stack_order(staged, top)

@@ -93,13 +93,17 @@ class StabilityTracker:
                 changes.append(change)
         return changes
 
-    def _settle(self, name: str, reads: deque[_Read]) -> ZoneChange | None:
+    def _vote(self, reads: Iterable[_Read]) -> tuple[Labels, float, list[_Read]] | None:
         """Vote on the number of cards first, then card by card among reads of that length,
-        so one misread card in a spread of seven does not throw the whole read away."""
-        length, count = Counter(len(r.labels) for r in reads).most_common(1)[0]
+        so one misread card in a spread of seven does not throw the whole read away.
+        Returns the winning labels, their confidence and the reads of that length."""
+        pool = list(reads)
+        if not pool:
+            return None
+        length, count = Counter(len(r.labels) for r in pool).most_common(1)[0]
         if count < self.needed:
             return None
-        same_length = [r for r in reads if len(r.labels) == length]
+        same_length = [r for r in pool if len(r.labels) == length]
         labels_list: list[str] = []
         confidence = 1.0
         for position in range(length):
@@ -109,12 +113,18 @@ class StabilityTracker:
             labels_list.append(label)
             agreeing = [r.confidence for r in same_length if r.labels[position] == label]
             confidence = min(confidence, sum(agreeing) / len(agreeing))
-        labels = tuple(labels_list)
+        if not length:
+            confidence = sum(r.confidence for r in same_length) / len(same_length)
+        return tuple(labels_list), confidence, same_length
+
+    def _settle(self, name: str, reads: deque[_Read]) -> ZoneChange | None:
+        vote = self._vote(reads)
+        if vote is None:
+            return None
+        labels, confidence, same_length = vote
         current = self._settled.get(name, EMPTY)
         if labels == current.labels:
             return None
-        if not length:
-            confidence = sum(r.confidence for r in same_length) / len(same_length)
         exact = [r for r in same_length if r.labels == labels] or same_length
         settled = SettledZone(labels, confidence, exact[0].ts, same_length[-1].ts)
         self._settled[name] = settled
@@ -131,6 +141,19 @@ class StabilityTracker:
     def covered_since(self, name: str, ts: int) -> bool:
         """Whether a hand covered the zone in some frame after ``ts`` (someone reached there)."""
         return self._covered_ts.get(name, -1) > ts
+
+    def fresh(self, name: str) -> bool:
+        """Whether the zone's settled content was read again since a hand last covered it.
+
+        Right after a hand leaves, the settled content is still what lay there *before* the
+        hand came; whoever reasons from "this zone did not change" must wait until it is fresh.
+        """
+        covered = self._covered_ts.get(name)
+        if covered is None:
+            return True
+        after = [r for r in self._reads.get(name, ()) if r.ts > covered]
+        vote = self._vote(after)
+        return vote is not None and vote[0] == self.labels(name)
 
     def view(self) -> dict[str, SettledZone]:
         """Every zone's settled content (a copy, safe to keep)."""

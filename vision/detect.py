@@ -29,6 +29,7 @@ import numpy as np
 CROP_SIZE = (100, 150)
 """Width and height of every crop handed to the classifier (portrait)."""
 
+FACE_PCT = 75
 EDGE_MIN = 24.0
 """Smallest Sobel response (on the blurred grey image) that counts as an edge: ~10 grey levels."""
 
@@ -464,7 +465,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     rows = slice(int(my + 0.1 * h), int(my + 0.9 * h) + 1)
     cols = slice(int(mx + 0.1 * w), int(mx + 0.9 * w) + 1)
     # The margin must be lighter than the candidate's own face: paper around a panel.
-    face = float(np.percentile(view[rows, cols], 90))
+    face = float(np.percentile(view[rows, cols], FACE_PCT))
     light = max(face * 1.03, face + 4.0)
     col_edge = np.median(dx[rows], axis=0)  # + : darker on the left
     col_level = np.median(view[rows], axis=0)
@@ -491,8 +492,8 @@ def _margin_end(edge: np.ndarray, level: np.ndarray, start: int, step: int, band
     i = start
     while 1 <= i < len(edge) - 1:
         if edge[i] >= EDGE_MIN and edge[i] >= edge[i - 1] and edge[i] >= edge[i + 1]:
-            inner = level[i + 1: i + 1 + band] if step < 0 else level[max(0, i - band): i]
-            if len(inner) and float(np.median(inner)) >= light:
+            inner = level[i + 1: i + 2 + band] if step < 0 else level[max(0, i - band - 1): i]
+            if len(inner) and float(inner.max()) >= light:  # blur softens a thin margin
                 return float(i)
         i += step
     return None

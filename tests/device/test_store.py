@@ -143,7 +143,7 @@ class TallyState(State):
 
 def register_tally(monkeypatch: pytest.MonkeyPatch | None = None) -> None:
     """Make ``registry.make_game("tally")`` build :class:`TallyGame` (for tests only)."""
-    entry = (TallyGame.__module__, "TallyGame")
+    entry = (TallyGame.__module__, "TallyGame", "")  # no greedy bot
     if monkeypatch is None:
         registry._GAMES["tally"] = entry
     else:
