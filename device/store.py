@@ -848,9 +848,12 @@ def _match_id(match_id: Any) -> int:
     if isinstance(match_id, bool) or not isinstance(match_id, int | str):
         raise StoreError(f"a match id is a whole number, got {match_id!r}")
     try:
-        return int(match_id)
+        number = int(match_id)
     except ValueError:
         raise StoreError(f"a match id is a whole number, got {match_id!r}") from None
+    if not 0 < number < 2**63:
+        raise StoreError(f"no match {match_id!r}: match ids are positive whole numbers")
+    return number
 
 
 def _as_event(event: Event | Mapping[str, Any] | str) -> Event | Verdict:

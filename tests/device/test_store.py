@@ -867,3 +867,11 @@ def test_bench_replay_five_round_duck_match(benchmark: Any) -> None:
     game = registry.make_game("duck")
     state = benchmark(lambda: replay(game, ["p0", "p1", "p2", "p3"], events))
     assert state.scores() == final.scores()
+
+
+def test_huge_or_negative_match_ids_are_clear_errors(tmp_path):
+    store = MatchStore(tmp_path / "m.sqlite3")
+    for bad in (2**70, -1, 0, "99999999999999999999999"):
+        with pytest.raises(StoreError, match="match"):
+            store.match(bad)
+    store.close()
