@@ -308,13 +308,13 @@ class VideoCaptureSource(LiveSource):
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
-        capture_factory: Callable[[int | str], Any] = cv2.VideoCapture,
+        capture_factory: Callable[[int | str], Any] | None = None,
     ) -> None:
         super().__init__(retry=retry, sleep=sleep, clock=clock)
         self.target = target
         self.size = size
         self.is_file = isinstance(target, str) and "://" not in target
-        self._factory = capture_factory
+        self._factory = capture_factory or cv2.VideoCapture
         self._capture_device: Any = None
         self._open()
 

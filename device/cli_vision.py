@@ -82,7 +82,8 @@ class _GameFilter:
         self.games = set(games)
 
     def classify(self, crops: Sequence[np.ndarray]) -> Sequence[Any]:
-        return self.classifier.classify(crops, games=self.games)  # type: ignore[no-any-return]
+        results: Sequence[Any] = self.classifier.classify(crops, games=self.games)
+        return results
 
 
 def read_image(path: Path) -> np.ndarray:

@@ -13,8 +13,10 @@ Pure: stdlib only; time comes from the snapshots.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .core import Event, State, Verdict
 from .decks import UNKNOWN
@@ -53,6 +55,15 @@ class Inferrer:
     def applied(self, state: State, event: Event) -> None:
         """Called after ``event`` was applied to ``state`` (camera, confirmed or manual)."""
 
+    def remember(self) -> dict[str, Any]:
+        """A copy of what this inferrer has noted so far (its attributes), to go back to."""
+        return copy.deepcopy(self.__dict__)
+
+    def recall(self, memory: dict[str, Any]) -> None:
+        """Go back to what :meth:`remember` returned (a follower catching up re-reads the
+        table moments from there)."""
+        self.__dict__.update(copy.deepcopy(memory))
+
     def sure(self, table: StabilityTracker, zones: Sequence[str]) -> tuple[bool, str]:
         """Whether the reads of ``zones`` are good enough to act on alone, and if not, why."""
         for name in zones:
@@ -72,12 +83,25 @@ class FollowStep:
     pending: Inference | None = None
 
 
+MAX_VIEWS_BEHIND = 3000
+"""How many distinct table moments a follower keeps since its last applied event (minutes of
+play at a busy table); past that it catches up from the live table alone."""
+
+
 class TableFollower:
     """Feeds frames through the tracker and an inferrer into a state (observer mode).
 
     Certain proposals that the rules accept are applied; anything else becomes ``pending``
-    (replaced as soon as the camera proposes something better) until :meth:`confirm`,
-    :meth:`manual` or :meth:`reject` settles it.
+    until :meth:`confirm`, :meth:`manual` or :meth:`reject` settles it. A pending event stays
+    until the camera proposes another one (better evidence), even if the table moves on and
+    its evidence goes away.
+
+    While the follower waits (an event pending, or a change it could not read at all), the
+    table does not: players keep playing. So the follower keeps every distinct settled moment
+    of the table since its last applied event (copies of the tracker) and the inferrer's memory
+    from then; once a person settles the event, it walks those moments in order, as if it had
+    known all along, instead of reading the now much later table in one go (where a pile top
+    taken and covered again, or a play shown and stacked meanwhile, would be misread).
     """
 
     def __init__(self, state: State, inferrer: Inferrer, tracker: StabilityTracker | None = None) -> None:
@@ -86,21 +110,43 @@ class TableFollower:
         self.tracker = tracker or StabilityTracker()
         self.pending: Inference | None = None
         self.log: list[Inference] = []
+        self._behind: list[StabilityTracker] = []  # table moments since the last applied event
+        self._memory: dict[str, Any] | None = None  # the inferrer's memory at the first of them
+        self._signature: tuple[object, ...] | None = None
+
+    @property
+    def behind(self) -> int:
+        """How many table moments an event settled by hand would make the follower walk."""
+        return len(self._behind)
 
     def feed(self, snapshot: TableSnapshot) -> FollowStep:
         self.tracker.update(snapshot)
-        return self.advance()
+        return self._step(self.tracker, live=True)
 
     def advance(self) -> FollowStep:
         """Apply every event the settled table now supports, in order."""
+        return self._step(self.tracker, live=True)
+
+    def _step(self, table: StabilityTracker, live: bool) -> FollowStep:
+        step = self._advance(table)
+        if step.applied or self._memory is None:  # what came before is explained: start afresh
+            self._memory = self.inferrer.remember()
+            self._behind, self._signature = [], None
+        signature = table.signature()
+        if signature != self._signature and len(self._behind) < MAX_VIEWS_BEHIND:
+            self._behind.append(table.copy() if live else table)
+            self._signature = signature
+        return step
+
+    def _advance(self, table: StabilityTracker) -> FollowStep:
         step = FollowStep()
-        self.pending = None
         for _ in range(MAX_EVENTS_PER_FRAME):
             if self.state.is_over():
+                self.pending = None
                 break
-            proposal = self.inferrer.propose(self.state, self.tracker)
+            proposal = self.inferrer.propose(self.state, table)
             if proposal is None:
-                break
+                break  # nothing new: an event already waiting keeps waiting
             if not proposal.certain:
                 self.pending = proposal
                 break
@@ -109,31 +155,41 @@ class TableFollower:
                 self.pending = Inference(proposal.event, False, f"the rules refuse it: {verdict.reason}")
                 break
             self._apply(proposal)
+            self.pending = None
             step.applied.append(proposal)
         step.pending = self.pending
         return step
 
     def confirm(self, event: Event | None = None) -> Verdict:
-        """A person accepts the pending event, or gives the right one instead."""
+        """A person accepts the pending event, or gives the right one instead; then the
+        follower catches up with what the table did meanwhile."""
         chosen = event if event is not None else (self.pending.event if self.pending else None)
         if chosen is None:
             return Verdict.illegal("there is no camera event waiting to be confirmed")
-        verdict = self.state.check(chosen)
-        if verdict.ok:
-            self._apply(Inference(chosen, True, "confirmed by hand"))
-            self.pending = None
-        return verdict
+        return self._settle_by_hand(Inference(chosen, True, "confirmed by hand"))
 
     def manual(self, event: Event) -> Verdict:
-        """An event the camera cannot see (die roll, Quack, duck call), entered by hand."""
-        verdict = self.state.check(event)
-        if verdict.ok:
-            self._apply(Inference(event, True, "entered by hand"))
-            self.pending = None
-        return verdict
+        """An event the camera cannot see (die roll, Quack, duck call), entered by hand; then
+        the follower catches up with what the table did meanwhile."""
+        return self._settle_by_hand(Inference(event, True, "entered by hand"))
 
     def reject(self) -> None:
         self.pending = None
+
+    def _settle_by_hand(self, inference: Inference) -> Verdict:
+        verdict = self.state.check(inference.event)
+        if not verdict.ok:
+            return verdict
+        if self._memory is not None:
+            self.inferrer.recall(self._memory)  # as it was at the first kept moment
+        self.pending = None
+        self._apply(inference)
+        self._memory = self.inferrer.remember()
+        views, self._behind, self._signature = self._behind, [], None
+        for view in views:
+            self._step(view, live=False)
+        self._step(self.tracker, live=True)
+        return verdict
 
     def _apply(self, inference: Inference) -> None:
         self.state.apply_or_raise(inference.event)

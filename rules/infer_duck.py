@@ -183,7 +183,7 @@ class DuckInferrer(Inferrer):
         pile_changed = self._top(table, following) != (nxt.pile[-1] if nxt.pile else None)
         if len(taken) == 1:
             source, neighbour = taken[0]
-            late = shows or (pile_changed and neighbour != following)
+            late = shows or following in self._staged or (pile_changed and neighbour != following)
             doubt = ("the next player had already started when this pile top went, so it may "
                      "have been taken later by someone else") if late else ""
             return self._inference(table, Event("draw", t, {"source": source}),

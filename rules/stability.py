@@ -17,6 +17,7 @@ from collections import Counter, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .decks import UNKNOWN
 from .snapshot import TableSnapshot
 
 Labels = tuple[str, ...]
@@ -93,10 +94,11 @@ class StabilityTracker:
                 changes.append(change)
         return changes
 
-    def _vote(self, reads: Iterable[_Read]) -> tuple[Labels, float, list[_Read]] | None:
+    def _vote(self, reads: Iterable[_Read], unclear: bool = False) -> tuple[Labels, float, list[_Read]] | None:
         """Vote on the number of cards first, then card by card among reads of that length,
         so one misread card in a spread of seven does not throw the whole read away.
-        Returns the winning labels, their confidence and the reads of that length."""
+        Returns the winning labels, their confidence and the reads of that length; a card
+        with no clear majority makes the vote fail, or with ``unclear`` counts as ``UNKNOWN``."""
         pool = list(reads)
         if not pool:
             return None
@@ -109,7 +111,11 @@ class StabilityTracker:
         for position in range(length):
             label, votes = Counter(r.labels[position] for r in same_length).most_common(1)[0]
             if votes * 2 <= len(same_length):
-                return None  # no clear majority for this card yet
+                if not unclear:
+                    return None  # no clear majority for this card yet
+                labels_list.append(UNKNOWN)
+                confidence = 0.0
+                continue
             labels_list.append(label)
             agreeing = [r.confidence for r in same_length if r.labels[position] == label]
             confidence = min(confidence, sum(agreeing) / len(agreeing))
@@ -118,11 +124,16 @@ class StabilityTracker:
         return tuple(labels_list), confidence, same_length
 
     def _settle(self, name: str, reads: deque[_Read]) -> ZoneChange | None:
+        """Settle the zone on the vote. When the number of cards clearly changed but some card
+        is still disputed, that card settles as ``UNKNOWN``: "three cards, one unclear" must
+        not look like "nothing changed" to whoever reads the zone."""
+        current = self._settled.get(name, EMPTY)
         vote = self._vote(reads)
         if vote is None:
-            return None
+            vote = self._vote(reads, unclear=True)
+            if vote is None or len(vote[0]) == len(current.labels):
+                return None
         labels, confidence, same_length = vote
-        current = self._settled.get(name, EMPTY)
         if labels == current.labels:
             return None
         exact = [r for r in same_length if r.labels == labels] or same_length
@@ -154,6 +165,24 @@ class StabilityTracker:
         after = [r for r in self._reads.get(name, ()) if r.ts > covered]
         vote = self._vote(after)
         return vote is not None and vote[0] == self.labels(name)
+
+    def copy(self) -> StabilityTracker:
+        """An independent copy: the table as it stood at this frame, for reasoning over later
+        (a follower that fell behind walks such copies to catch up)."""
+        twin = StabilityTracker.__new__(StabilityTracker)
+        twin.window, twin.needed = self.window, self.needed
+        twin._reads = {name: deque(reads, maxlen=self.window) for name, reads in self._reads.items()}
+        twin._settled = dict(self._settled)
+        twin._covered_ts = dict(self._covered_ts)
+        twin.last_ts, twin.frames = self.last_ts, self.frames
+        return twin
+
+    def signature(self) -> tuple[object, ...]:
+        """What the reading methods can tell: two moments with equal signatures answer every
+        question alike, so a follower need keep only one of them."""
+        names = sorted(set(self._settled) | set(self._covered_ts))
+        return tuple((name, self.settled(name), self._covered_ts.get(name), self.fresh(name))
+                     for name in names)
 
     def view(self) -> dict[str, SettledZone]:
         """Every zone's settled content (a copy, safe to keep)."""

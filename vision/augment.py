@@ -135,7 +135,7 @@ def augment_card(card: Image, rng: np.random.Generator, *, size: tuple[int, int]
     if rng.random() < 0.12 * strength:
         crop = occlude(crop, rng)
     if rng.random() < 0.4 * strength:  # a small, far card: detail lost, then scaled up
-        small = int(rng.uniform(0.35, 0.8) * size[0])
+        small = int(rng.uniform(0.6, 1.0) * size[0])
         crop = cv2.resize(crop, (small, round(small * size[1] / size[0])),
                           interpolation=cv2.INTER_AREA)
         crop = cv2.resize(crop, size, interpolation=cv2.INTER_LINEAR)
@@ -210,7 +210,9 @@ def foreign_card(family: int, member: int, *, width: int = 100, height: int = 15
     img[:] = paper
     font = int(frng.choice(FOREIGN_FONTS))
     palette = [tuple(int(v) for v in frng.integers(0, 230, 3)) for _ in range(5)]
-    ink = palette[int(mrng.integers(len(palette)))]
+    # a third of the decks are told apart by their index alone (one ink, one picture)
+    index_only = frng.random() < 0.35
+    ink = palette[0 if index_only else int(mrng.integers(len(palette)))]
     margin = int(frng.uniform(0.04, 0.1) * W)
     if frng.random() < 0.7:  # panel
         panel = tuple(int(v) for v in frng.integers(120, 256, 3))
@@ -220,8 +222,9 @@ def foreign_card(family: int, member: int, *, width: int = 100, height: int = 15
                       int(frng.integers(2, 8)), cv2.LINE_AA)
     # the centre art: a family shape drawn 1..n times, or a big index
     art = int(frng.integers(4))
-    n = int(mrng.integers(1, 6))
-    shape = int(frng.integers(5)) if frng.random() < 0.5 else int(mrng.integers(5))
+    n = int(frng.integers(1, 6)) if index_only else int(mrng.integers(1, 6))
+    shape = (int(frng.integers(5)) if index_only or frng.random() < 0.5
+             else int(mrng.integers(5)))
     if art == 0:
         positions = [(W / 2, H * (k + 1) / (n + 1)) for k in range(n)]
     elif art == 1:
@@ -230,14 +233,22 @@ def foreign_card(family: int, member: int, *, width: int = 100, height: int = 15
     else:
         positions = [(W / 2, H / 2)]
     r = int(W * (0.22 if len(positions) == 1 else 0.09))
+    shape_rng = np.random.default_rng([7919, family, 1 << 20]) if index_only else mrng
     for x, y in positions:
-        _foreign_shape(img, shape, (int(x), int(y)), r, ink, mrng)
-    text = "".join(_GLYPHS[int(mrng.integers(len(_GLYPHS)))]
-                   for _ in range(int(frng.integers(1, 3))))
+        _foreign_shape(img, shape, (int(x), int(y)), r, ink, shape_rng)
+    order = frng.permutation(len(_GLYPHS))
+    if index_only:  # distinct indices within the deck, as real decks have
+        lead = _GLYPHS[int(order[-1])] if frng.random() < 0.3 else ""
+        text = lead + _GLYPHS[int(order[member % (len(_GLYPHS) - 1)])]
+    else:
+        text = "".join(_GLYPHS[int(mrng.integers(len(_GLYPHS)))]
+                       for _ in range(int(frng.integers(1, 3))))
     if art == 3:
         _foreign_text(img, text, (W // 2, H // 2), H * 0.25, font, ink, W * 0.7)
-    corner = (int(W * frng.uniform(0.15, 0.22)), int(H * frng.uniform(0.1, 0.15)))
-    size = H * frng.uniform(0.07, 0.11)
+    corner = (int(W * frng.uniform(0.15, 0.22)), int(H * frng.uniform(0.1, 0.17)))
+    if frng.random() < 0.4:  # index in the top-right (and bottom-left) corner instead
+        corner = (W - corner[0], corner[1])
+    size = H * frng.uniform(0.07, 0.15)
     _foreign_text(img, text, corner, size, font, ink, W * 0.25)
     if frng.random() < 0.8:  # most decks repeat the index in the opposite corner
         img = np.ascontiguousarray(img[::-1, ::-1])

@@ -25,7 +25,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-
 from ducktable.vision.detect import detect_cards, quad_iou
 from ducktable.vision.pipeline import CardReader, Classifies
 from ducktable.vision.scene import TrueCard, render_scene

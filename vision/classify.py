@@ -8,8 +8,9 @@ that was swapped, truncated or edited is refused with a message saying how to re
 
 Enrolled decks (:mod:`ducktable.vision.enroll`) add prototypes, and for a game that has an
 enrolled deck they replace the model's own classes of that game. A crop is compared with every
-candidate prototype; the best match wins if it clears its source's threshold, and otherwise the
-answer is ``unknown`` — a wrong label is worse than none. Only onnxruntime runs here, never torch, and the
+candidate; it is ``unknown`` when the ``unknown`` class (whose score includes decoy prototypes
+of invented cards) is the closest or when no card clears its threshold, and otherwise the
+closest card that clears its threshold — a wrong label is worse than none. Only onnxruntime runs here, never torch, and the
 session is created once per :class:`CardClassifier`.
 """
 
@@ -237,57 +238,49 @@ class CardClassifier:
         if n == 0:
             return []
         m = self.manifest
-        model_ok = self._allowed(self._labels, games) & self._not_replaced
-        cand_labels, cand_sims, cand_margin = self._candidates(emb, scores, model_ok, games)
+        labels, sims, thresholds = self._candidates(emb, scores, games)
+        is_unknown = labels == UNKNOWN
         seconds = (time.perf_counter() - start) / n
         out = []
         for i in range(n):
-            sims = cand_sims[i]
-            best = int(np.argmax(cand_margin[i])) if len(cand_labels) else -1
-            if best < 0 or cand_margin[i, best] < 0 or cand_labels[best] == UNKNOWN:
-                known = sims[cand_labels != UNKNOWN] if len(cand_labels) else sims
-                top = float(known.max()) if known.size else 0.0
+            row = sims[i]
+            accepted = (row >= thresholds) & ~is_unknown
+            if not accepted.any() or is_unknown[int(np.argmax(row))]:
+                top = float(row[~is_unknown].max()) if (~is_unknown).any() else 0.0
                 out.append(Classification(UNKNOWN, float(np.clip(1 - top, 0, 1)), emb[i],
                                           seconds, top))
                 continue
-            logits = m.scale * (sims - sims.max())
+            best = int(np.argmax(np.where(accepted, row, -np.inf)))
+            logits = m.scale * (row - row.max())
             probs = np.exp(logits) / np.exp(logits).sum()
-            out.append(Classification(str(cand_labels[best]), float(probs[best]), emb[i],
-                                      seconds, float(sims[best])))
+            out.append(Classification(str(labels[best]), float(probs[best]), emb[i], seconds,
+                                      float(row[best])))
         return out
 
     # helpers
-    def _candidates(self, emb: np.ndarray, scores: np.ndarray, model_ok: np.ndarray,
-                    games: Collection[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per crop and candidate label: best similarity and its margin over the threshold."""
+    def _candidates(self, emb: np.ndarray, scores: np.ndarray, games: Collection[str] | None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidate labels, each crop's similarity to them, and each one's threshold.
+
+        The model's classes come first (minus those of enrolled games), then one candidate per
+        enrolled label (its best-matching photo).
+        """
         m = self.manifest
-        labels = list(self._labels[model_ok])
-        sims = scores[:, model_ok]
-        margins = sims - m.class_threshold
+        keep = self._allowed(self._labels, games) & self._not_replaced
+        labels = list(self._labels[keep])
+        sims = [scores[:, keep]]
+        thresholds = [np.full(int(keep.sum()), m.class_threshold, np.float32)]
         if len(self.prototypes):
             plabels = np.array(self.prototypes.labels)
             pok = self._allowed(plabels, games)
-            if pok.any():
-                psims = emb @ self.prototypes.vectors[pok].T
-                names = sorted(set(plabels[pok]))
-                per_label = np.stack(
-                    [psims[:, plabels[pok] == name].max(axis=1) for name in names], axis=1)
-                index = {name: k for k, name in enumerate(labels)}
-                extra = []
-                for k, name in enumerate(names):
-                    pm = per_label[:, k] - m.prototype_threshold
-                    if name in index:  # the same card known to the model: keep the better one
-                        j = index[name]
-                        better = pm > margins[:, j]
-                        sims[better, j] = per_label[better, k]
-                        margins[better, j] = pm[better]
-                    else:
-                        extra.append(k)
-                if extra:
-                    labels += [names[k] for k in extra]
-                    sims = np.hstack([sims, per_label[:, extra]])
-                    margins = np.hstack([margins, per_label[:, extra] - m.prototype_threshold])
-        return np.array(labels), sims, margins
+            names = sorted(set(plabels[pok]))
+            if names:
+                psims = emb @ self.prototypes.vectors.T
+                sims.append(np.stack([psims[:, plabels == name].max(axis=1) for name in names],
+                                     axis=1))
+                labels += names
+                thresholds.append(np.full(len(names), m.prototype_threshold, np.float32))
+        return np.array(labels), np.hstack(sims), np.concatenate(thresholds)
 
     @staticmethod
     def _allowed(labels: np.ndarray, games: Collection[str] | None) -> np.ndarray:

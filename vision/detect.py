@@ -92,7 +92,7 @@ def detect_cards(
     work = frame if factor == 1.0 else cv2.resize(
         frame, (round(w * factor), round(h * factor)), interpolation=cv2.INTER_AREA)
     detections = []
-    for found in _find_cards(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), settings):
+    for found in _find_cards(work, settings):
         quad = _order_portrait(found.quad / factor)
         detections.append(Detection(quad=quad, crop=crop_card(frame, quad), score=found.support,
                                     area=float(abs(cv2.contourArea(quad)))))
@@ -103,7 +103,7 @@ def detect_cards(
 def crop_card(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP_SIZE) -> np.ndarray:
     """The card inside ``quad`` (TL, TR, BR, BL) warped to an upright ``size`` image."""
     w, h = size
-    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     homography = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
     return cv2.warpPerspective(frame, homography, (w, h), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
@@ -114,6 +114,15 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     inter = _intersection(a, b)
     union = _area(a) + _area(b) - inter
     return inter / union if union > 0 else 0.0
+
+
+def paperness(image: np.ndarray) -> np.ndarray:
+    """Grey level minus colourfulness: card paper (light and neutral) stands out from coloured
+    and from dark tables alike, even where their plain grey levels are the same."""
+    top = image.max(axis=2)
+    bottom = image.min(axis=2)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return cv2.subtract(grey, cv2.subtract(top, bottom))
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
@@ -139,13 +148,28 @@ class _Found:
 
 
 class _Gradients:
-    """The blurred grey image and its Sobel gradients, sampled at sub-pixel points."""
+    """The blurred grey image and its edges, sampled at sub-pixel points.
 
-    def __init__(self, grey: np.ndarray) -> None:
+    Gradients are taken on the grey image and on its "paperness" (grey minus colourfulness),
+    keeping at each pixel whichever is stronger: a light card on a teal cloth of the same grey
+    level still has a clear edge.
+    """
+
+    def __init__(self, image: np.ndarray) -> None:
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         self.blurred = cv2.GaussianBlur(grey, (5, 5), 0)
-        self.gx = cv2.Sobel(self.blurred, cv2.CV_32F, 1, 0, ksize=3)
-        self.gy = cv2.Sobel(self.blurred, cv2.CV_32F, 0, 1, ksize=3)
-        self.grey_f = self.blurred.astype(np.float32)
+        self.paper = cv2.GaussianBlur(paperness(image), (5, 5), 0)
+        self.gx = cv2.Sobel(self.blurred, cv2.CV_16S, 1, 0, ksize=3)
+        self.gy = cv2.Sobel(self.blurred, cv2.CV_16S, 0, 1, ksize=3)
+        px = cv2.Sobel(self.paper, cv2.CV_16S, 1, 0, ksize=3)
+        py = cv2.Sobel(self.paper, cv2.CV_16S, 0, 1, ksize=3)
+        grey_strength = cv2.add(cv2.convertScaleAbs(self.gx, alpha=0.25),
+                                cv2.convertScaleAbs(self.gy, alpha=0.25))
+        paper_strength = cv2.add(cv2.convertScaleAbs(px, alpha=0.25),
+                                 cv2.convertScaleAbs(py, alpha=0.25))
+        use_paper = cv2.compare(paper_strength, grey_strength, cv2.CMP_GT)
+        cv2.copyTo(px, use_paper, self.gx)
+        cv2.copyTo(py, use_paper, self.gy)
 
     def across(self, points: np.ndarray, normal: np.ndarray) -> np.ndarray:
         """Signed derivative along ``normal`` (per point, last axis) at ``points`` (..., 2)."""
@@ -168,21 +192,22 @@ class _Gradients:
         my = np.ascontiguousarray(points[..., 1], dtype=np.float32)
         sx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         sy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return sx, sy
+        return sx.astype(np.float32), sy.astype(np.float32)
 
     def level(self, points: np.ndarray) -> np.ndarray:
         mx = np.ascontiguousarray(points[..., 0], dtype=np.float32)
         my = np.ascontiguousarray(points[..., 1], dtype=np.float32)
-        return cv2.remap(self.grey_f, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(self.blurred, mx, my, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
-def _find_cards(grey: np.ndarray, settings: DetectorSettings) -> list[_Found]:
-    h, w = grey.shape
-    grads = _Gradients(grey)
+def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
+    h, w = image.shape[:2]
+    grads = _Gradients(image)
     min_area = settings.min_area_frac * h * w
     max_area = settings.max_area_frac * h * w
     found: list[_Found] = []
-    for quad in sorted(_candidate_quads(grads.blurred, min_area), key=lambda q: -_area(q)):
+    for quad in sorted(_candidate_quads(grads, min_area), key=lambda q: -_area(q)):
         if _explained(quad, found):
             continue
         snapped = _snap(quad, grads)
@@ -195,7 +220,7 @@ def _find_cards(grey: np.ndarray, settings: DetectorSettings) -> list[_Found]:
             cuts = _splits(cand.quad, grads, settings) if cand.area >= 1.6 * min_area else []
             if cuts:  # touching cards - or a tiled pattern, whose tiles are blank
                 found += _cards_of(cuts, grads, settings, min_area, max_area)
-            elif single and _has_face(cand, grads):
+            elif single and _has_face(cand, grads) and not _part_of_grid(cand, grads):
                 found.append(cand)
     return _choose(found)
 
@@ -212,33 +237,62 @@ def _explained(quad: np.ndarray, found: list[_Found]) -> bool:
         ratio = area / card.area
         if 0.3 <= ratio < 0.6 or ratio > 1.05:
             continue
-        if cv2.pointPolygonTest(card.quad, (float(centre[0]), float(centre[1])), False) > 0:
-            if _intersection(quad, card.quad) > 0.8 * area:
-                return True
+        inside = cv2.pointPolygonTest(card.quad, (float(centre[0]), float(centre[1])), False) > 0
+        if inside and _intersection(quad, card.quad) > 0.8 * area:
+            return True
     return False
 
 
 def _has_face(cand: _Found, grads: _Gradients) -> bool:
-    """A card's face has something printed on it - and not only lines parallel to its sides.
+    """A card's face has something printed on it, and not a grid of lines along its sides.
 
     Plain paper and sticky notes have nothing inside; the squares of a checked cloth or tiles
-    have only straight lines along the sides. The face is judged on a 40 x 60 view, 15% in.
+    have only straight lines along both sides. The face is judged on a 40 x 60 view, 15% in.
     """
     w, h = 40, 60
-    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     to_rect = cv2.getPerspectiveTransform(cand.quad.astype(np.float32), target)
     view = cv2.warpPerspective(grads.blurred, to_rect, (w, h), flags=cv2.INTER_LINEAR)
-    inner = view.astype(np.float32)
-    gx = cv2.Sobel(inner, cv2.CV_32F, 1, 0, ksize=3)[9:-9, 6:-6]
-    gy = cv2.Sobel(inner, cv2.CV_32F, 0, 1, ksize=3)[9:-9, 6:-6]
+    gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)[9:-9, 6:-6]
+    gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)[9:-9, 6:-6]
     magnitude = np.abs(gx) + np.abs(gy)
     edges = magnitude >= 1.25 * EDGE_MIN
     if edges.mean() < 0.05:
         return False
     ax, ay = np.abs(gx[edges]), np.abs(gy[edges])
-    along_axes = (np.minimum(ax, ay) <= 0.21 * np.maximum(ax, ay))  # within ~12 degrees
-    share = float((magnitude[edges] * along_axes).sum() / magnitude[edges].sum())
-    return share <= 0.85
+    weight = magnitude[edges]
+    across_x = ay <= 0.21 * ax  # edges within ~12 degrees of the card's long axis
+    across_y = ax <= 0.21 * ay  # ... of its short axis
+    total = float(weight.sum())
+    share_x = float(weight[across_x].sum()) / total
+    share_y = float(weight[across_y].sum()) / total
+    if share_x + share_y <= 0.85:
+        return True  # curves and slants: printed art
+    # Only lines along the sides: a checked cloth's few grid lines - or a card printed with
+    # many stripes (DUCK's towel); the latter is dense with edges.
+    return bool(edges.mean() >= 0.5 and min(share_x, share_y) < 0.2 * (share_x + share_y))
+
+
+def _part_of_grid(cand: _Found, grads: _Gradients) -> bool:
+    """Do most of its sides run on past its corners, as the lines of a checked cloth do?
+
+    A card's outline stops at its corners; in a row of touching cards only the long sides go
+    on into the neighbours. A square picked out of a grid has lines going on everywhere.
+    """
+    quad = cand.quad
+    b = np.roll(quad, -1, axis=0)
+    direction = (b - quad) / np.maximum(np.linalg.norm(b - quad, axis=1, keepdims=True), 1e-6)
+    normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1).astype(np.float32)
+    ts = np.concatenate([np.linspace(-0.25, -0.08, 6), np.linspace(1.08, 1.25, 6)]).astype(
+        np.float32)
+    offsets = np.arange(-1.5, 1.51, 0.5, dtype=np.float32)
+    base = quad[:, None, :] + ts[None, :, None] * (b - quad)[:, None, :]
+    pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
+    across = grads.edge_across(pts.reshape(4 * len(ts), -1, 2),
+                               np.repeat(normal, len(ts), axis=0)[:, None, :])
+    strong = (across.max(axis=1) >= EDGE_MIN).reshape(4, 2, -1)
+    continues = (strong.mean(axis=2) >= 0.6).all(axis=1)
+    return int(continues.sum()) >= 3
 
 
 def _acceptable(cand: _Found, settings: DetectorSettings, min_area: float,
@@ -256,26 +310,42 @@ def _row_shaped(cand: _Found, settings: DetectorSettings, min_area: float,
 # ---- 1. candidates from edge contours -------------------------------------------------------------
 
 
-def _candidate_quads(blurred: np.ndarray, min_area: float) -> list[np.ndarray]:
+def _candidate_quads(grads: _Gradients, min_area: float) -> list[np.ndarray]:
+    """Quadrilaterals outlined in several edge maps, largest first.
+
+    The edges as found keep a card's thin light margin apart from its panel; closed a little
+    they bridge small gaps; the paper mask outlines light margins whatever the table looks
+    like; edges at half size, smoothed, ignore fine patterns (a card back's lattice, wood
+    grain) that break a card's outline into pieces at full size.
+    """
+    blurred = grads.blurred
     edges = cv2.Canny(blurred, 20, 50, L2gradient=True)
     square = np.ones((3, 3), np.uint8)
-    variants = (edges, cv2.morphologyEx(edges, cv2.MORPH_CLOSE, square),
-                cv2.dilate(edges, np.ones((2, 2), np.uint8)), cv2.dilate(edges, square),
-                _paper_mask(blurred))
+    h, w = blurred.shape
+    half = cv2.GaussianBlur(cv2.resize(blurred, (w // 2, h // 2), interpolation=cv2.INTER_AREA),
+                            (0, 0), 1.0)
+    half_edges = cv2.Canny(half, 15, 40, L2gradient=True)
+    maps = ((edges, 1.0), (cv2.morphologyEx(edges, cv2.MORPH_CLOSE, square), 1.0),
+            (cv2.dilate(edges, np.ones((2, 2), np.uint8)), 1.0), (cv2.dilate(edges, square), 1.0),
+            (_paper_mask(blurred), 1.0), (half_edges, 2.0), (cv2.dilate(half_edges, square), 2.0),
+            (cv2.Canny(grads.paper, 20, 50, L2gradient=True), 1.0))
     quads: list[np.ndarray] = []
     seen: set[tuple[int, int, int]] = set()
-    for edge_map in variants:
+    for edge_map, scale in maps:
         contours, _ = cv2.findContours(edge_map, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             _, _, bw, bh = cv2.boundingRect(contour)
-            if bw * bh < min_area * 0.7 or min(bw, bh) < 10:
+            if bw * bh * scale * scale < min_area * 0.7 or min(bw, bh) * scale < 10:
                 continue
             quad = _quad_of(contour)
-            if quad is None or _area(quad) < min_area * 0.6:
+            if quad is None:
+                continue
+            quad = quad * scale
+            if _area(quad) < min_area * 0.6:
                 continue
             centre = quad.mean(axis=0)
             key = (int(centre[0] / 3), int(centre[1] / 3), int(_area(quad) ** 0.5 / 3))
-            if key not in seen:  # the same shape found in both edge maps
+            if key not in seen:  # the same shape found in another edge map
                 seen.add(key)
                 quads.append(quad)
     return quads
@@ -456,7 +526,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     w, h = w * scale, h * scale
     mx, my = 0.6 * w + 4, 0.6 * h + 4
     size = (int(w + 2 * mx), int(h + 2 * my))
-    rect = np.float32([[mx, my], [mx + w, my], [mx + w, my + h], [mx, my + h]])
+    rect = np.array([[mx, my], [mx + w, my], [mx + w, my + h], [mx, my + h]], np.float32)
     to_rect = cv2.getPerspectiveTransform(quad.astype(np.float32), rect)
     view = cv2.warpPerspective(grads.blurred, to_rect, size, flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
@@ -476,9 +546,9 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     right = _margin_end(-col_edge, col_level, int(round(mx + w)) - 2, +1, band, light)
     top = _margin_end(row_edge, row_level, int(round(my)) + 2, -1, band, light)
     bottom = _margin_end(-row_edge, row_level, int(round(my + h)) - 2, +1, band, light)
-    if None in (left, right, top, bottom):
+    if left is None or right is None or top is None or bottom is None:
         return None
-    box = np.float32([[left, top], [right, top], [right, bottom], [left, bottom]])
+    box = np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float32)
     if np.abs(box - rect).max() < 1.5:
         return None  # already the outline
     back = cv2.perspectiveTransform(box.reshape(-1, 1, 2), np.linalg.inv(to_rect))
@@ -509,7 +579,7 @@ def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: Detecto
         snapped = [_snap(p, grads) for p in pieces]
         cards = [s for s in snapped if s is not None and _acceptable(s, settings, min_area,
                                                                       max_area)
-                 and _has_face(s, grads)]
+                 and _has_face(s, grads) and not _part_of_grid(s, grads)]
         if len(cards) == len(pieces):
             return cards
     return []

@@ -415,11 +415,13 @@ detector would (corner jitter up to 3.5% of the size, misalignment, table showin
 turned 180° half the time, sometimes covered by a fingertip or reduced in resolution, then lit
 (brightness, contrast, gamma, gradients, glare, colour casts), blurred (Gaussian or motion), given
 sensor noise and JPEG loss (`ducktable.vision.augment`). Besides our classes the network learns
-{t.get('invented_identities', '?')} invented cards (64 invented decks x 12 cards, drawn with
-fonts and art no edition uses) so that the embedding separates designs it never saw; `unknown`
-is learned from crops of bare table, hands and slivers of cards. The alternate edition and the
-standard 52-card deck are never used in training or calibration; thresholds are calibrated on
-40 further invented decks.
+{t.get('invented_identities', '?')} invented cards (decks of 12 drawn with fonts and art no
+edition uses; a third of them differ only in their index) so that the embedding separates
+designs it never saw; `unknown` is learned from crops of bare table, hands and slivers of cards.
+The invented cards' prototypes ship inside the graph as decoys for `unknown`: a card closer to
+one of them than to any of ours is rejected. The alternate edition and the standard 52-card deck
+are never used in training or calibration; thresholds are calibrated on 40 further invented
+decks.
 
 * Command: `{t.get('command', 'python -m ducktable.vision.train')}` (`make model`), seed
   {t.get('seed', 0)}, {t.get('steps', '?')} steps of {t.get('batch', '?')} crops

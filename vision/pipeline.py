@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-
+from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.detect import Detection, detect_cards
-
-UNKNOWN = "unknown"
 
 
 class Classifies(Protocol):

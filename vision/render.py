@@ -259,14 +259,15 @@ def _corner_indices(cv: _Canvas, text: str, colour: BGR,
                     ) -> None:
     """The card's index (and an optional pip under it) in two opposite corners."""
     st = cv.style
-    x = _BASE_W - 34 if st.index_at_right else 34
-    size = 28 if len(text) <= 2 else 22
+    x = _BASE_W - 36 if st.index_at_right else 36
+    size = 40 if len(text) == 1 else 32 if len(text) == 2 else 26
     for _ in range(2):
-        cv.text(text, (x, 42), size, st.index_font, colour, st.index_thickness, max_width=38)
+        cv.text(text, (x, 48), size, st.index_font, colour, st.index_thickness * 1.2,
+                max_width=44)
         if text in ("6", "9", "+6", "-6", "+9", "-9"):
-            cv.line((x - 12, 62), (x + 12, 62), colour, 3)  # tells 6 from 9 when turned
+            cv.line((x - 14, 76), (x + 14, 76), colour, 3.5)  # tells 6 from 9 when turned
         if pip is not None:
-            pip(cv, (x, 78), 10)
+            pip(cv, (x, 94), 10)
         cv.rotate180()
 
 
@@ -380,8 +381,7 @@ def _draw_duck_game(cv: _Canvas, label: str, attrs: dict) -> None:
         _waves(cv, 205, water)
         _waves(cv, 215, water)
         _duck(cv, (100, 150), 58, colour)
-        cv.text(value, (100, 250) if cv.style.index_at_right else (100, 252), 26,
-                cv.style.index_font, colour, 3)
+        cv.text(value, (100, 250), 36, cv.style.index_font, colour, 4)
     elif kind == "lifebelt":
         green = attrs["side"] == "green"
         colour = cv.colour("green" if green else "red")
@@ -447,7 +447,7 @@ def _draw_grey(cv: _Canvas, label: str, attrs: dict) -> None:
         cv.poly([(80, 92), (88, 78), (100, 90), (112, 78), (120, 92)], cv.colour("orange"), -1)
     else:
         _duck(cv, (100, 158), 44, cv.colour("white"))
-    _title(cv, "DRAKE" if rank == "D" else f"RANK {rank}", 242, ink, 13)
+    cv.text(rank, (100, 252), 36, cv.style.index_font, ink, 4)
 
 
 # ---- Sitting Ducks ---------------------------------------------------------------------------

@@ -314,7 +314,8 @@ def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cell: float)
 
 def _random_colour(rng: np.random.Generator, value: tuple[float, float],
                    saturation: tuple[float, float]) -> np.ndarray:
-    hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(*saturation), rng.uniform(*value)]]])
+    hsv = np.array([[[rng.uniform(0, 180), rng.uniform(*saturation), rng.uniform(*value)]]],
+                   np.uint8)
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
 
 
@@ -434,9 +435,9 @@ class _Item:
         kind = cls.KINDS[int(rng.integers(len(cls.KINDS)))]
         scale = {"coin": (8, 18), "die": (10, 16), "pen": (60, 110), "mug": (35, 60),
                  "phone": (55, 80), "note": (22, 38), "keys": (20, 35)}[kind]
-        colour = tuple(float(v) for v in _random_colour(rng, (30, 250), (0, 255)))
+        b, g, r = (float(v) for v in _random_colour(rng, (30, 250), (0, 255)))
         return cls(kind, (rng.uniform(0, size[0]), rng.uniform(0, size[1])),
-                   rng.uniform(*scale), rng.uniform(0, 180), colour, rng.random())
+                   rng.uniform(*scale), rng.uniform(0, 180), (b, g, r), rng.random())
 
     def mask_and_paint(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         """A coverage mask (uint8, 255 = covered) and the BGR paint for this item."""
@@ -564,11 +565,11 @@ def _draw(view: _View, background: _Background, placements: list[Placement], edi
           rng: np.random.Generator, *, hand_count: int, seed: int) -> Scene:
     w, h = view.size
     frame = background.surface.copy()
-    occupied = np.zeros((h, w), np.uint8)
+    footprint = np.zeros((h, w), np.uint8)
     quads = [view.to_frame(card_quad(p, view.size)) for p in placements]
     for quad in quads:
-        cv2.fillConvexPoly(occupied, quad.astype(np.int32), 255)
-    occupied = cv2.dilate(occupied, np.ones((15, 15), np.uint8))
+        cv2.fillConvexPoly(footprint, quad.astype(np.int32), 255)
+    occupied = cv2.dilate(footprint, np.ones((15, 15), np.uint8))
 
     # Clutter first (it lies on the cover), skipping items that would cover a card.
     for item in background.clutter:
@@ -618,13 +619,13 @@ def _draw_card(frame: np.ndarray, face: np.ndarray, quad: np.ndarray, *, rim: fl
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(fw, x1), min(fh, y1)
     if x1 <= x0 or y1 <= y0:
         return
-    src = np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]])
+    src = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
     dst = (quad - (x0, y0)).astype(np.float32)
     homography = cv2.getPerspectiveTransform(src, dst)
     roi = frame[y0:y1, x0:x1]
     size = (x1 - x0, y1 - y0)
     cover = cv2.warpPerspective(alpha, homography, size, flags=cv2.INTER_LINEAR)
-    moved = np.float32([[1, 0, shadow[0]], [0, 1, shadow[1]]])
+    moved = np.array([[1, 0, shadow[0]], [0, 1, shadow[1]]], np.float32)
     shade = cv2.GaussianBlur(cv2.warpAffine(cover, moved, size), (0, 0), 1.0 + abs(shadow[0]))
     roi *= (1 - shadow_strength * shade)[..., None]
     paint = cv2.warpPerspective(small, homography, size, flags=cv2.INTER_LINEAR)
@@ -643,7 +644,7 @@ def _paste(frame: np.ndarray, cover: np.ndarray, paint: np.ndarray, *, offset: t
     x1, y1 = min(fw, x + bw + margin), min(fh, y + bh + margin)
     roi = frame[y0:y1, x0:x1]
     alpha = cover[y0:y1, x0:x1].astype(np.float32) / 255.0
-    moved = cv2.warpAffine(alpha, np.float32([[1, 0, offset[0]], [0, 1, offset[1]]]),
+    moved = cv2.warpAffine(alpha, np.array([[1, 0, offset[0]], [0, 1, offset[1]]], np.float32),
                            (x1 - x0, y1 - y0))
     roi *= (1 - strength * cv2.GaussianBlur(moved, (0, 0), blur))[..., None]
     roi += alpha[..., None] * (paint[y0:y1, x0:x1].astype(np.float32) - roi)
@@ -656,18 +657,19 @@ def _camera_effects(frame: np.ndarray, rng: np.random.Generator) -> None:
         sw, sh = w // 8, h // 8
         spot = np.zeros((sh, sw), np.float32)
         cv2.circle(spot, (int(rng.uniform(0, sw)), int(rng.uniform(0, sh))), 1, 1.0, -1)
-        spot = cv2.GaussianBlur(spot, (0, 0), rng.uniform(2, 10))
-        spot /= max(float(spot.max()), 1e-6)
-        glare = cv2.resize(spot, (w, h), interpolation=cv2.INTER_LINEAR)
+        soft = cv2.GaussianBlur(spot, (0, 0), rng.uniform(2, 10))
+        peak = np.float32(max(float(soft.max()), 1e-6))
+        glare = cv2.resize(np.divide(soft, peak, dtype=np.float32), (w, h),
+                           interpolation=cv2.INTER_LINEAR)
         frame += rng.uniform(30, 110) * glare[..., None]
     if rng.random() < 0.15:  # someone nudged the camera: a short streak
         length = int(rng.integers(3, 6))
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, turn, (length, length))
-        kernel /= max(float(kernel.sum()), 1e-6)
-        cv2.filter2D(frame, -1, kernel, dst=frame)
+        streak = cv2.warpAffine(kernel, turn, (length, length))
+        total = np.float32(max(float(streak.sum()), 1e-6))
+        cv2.filter2D(frame, -1, np.divide(streak, total, dtype=np.float32), dst=frame)
     else:
         sigma = rng.uniform(0.0, 1.2)  # focus
         if sigma > 0.3:
@@ -680,4 +682,5 @@ def _camera_effects(frame: np.ndarray, rng: np.random.Generator) -> None:
 def _jpeg(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     quality = int(rng.integers(45, 96))
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return decoded if decoded is not None else image

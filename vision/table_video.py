@@ -424,7 +424,9 @@ class ReplayResult:
     seed: int
     true_events: int
     camera_right: int = 0  # true events the camera applied by itself, correctly
-    confirmed: int = 0  # events a person had to confirm or enter (pending for too long)
+    confirmed: int = 0  # events a person entered (the camera lagged behind the table too long)
+    accepted: int = 0  # of those, the camera's own pending guess, only confirmed
+    pending_episodes: int = 0  # times the camera held an event for a person
     wrong_applied: int = 0  # camera events applied that the true log does not contain
     exact_scores: bool = False
     true_scores: tuple[int, ...] = ()
@@ -445,15 +447,20 @@ def _same(a: Event, b: Event) -> bool:
 
 
 def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, seed: int = 0,
-           patience_frames: int = 15, tracker: StabilityTracker | None = None) -> ReplayResult:
-    """Feed snapshots to a follower on an observer state; a simulated person confirms with the
-    true event whatever stays pending for ``patience_frames`` frames or is left at the end."""
+           patience_frames: int = 15, lag_frames: int = 90,
+           tracker: StabilityTracker | None = None) -> ReplayResult:
+    """Feed snapshots to a follower on an observer state. A simulated person, watching the
+    scoreboard, enters the true event once the camera has held a guess for it for
+    ``patience_frames`` frames (accepting the guess when it is right), or has lagged behind
+    the table with nothing to show for ``lag_frames`` frames; and whatever is left at the end.
+    Events are entered only once they happened at the table."""
     g = make_game(game.game, game.options)
     truth = [g.public_event(e) for e in game.events]
     state: State = g.new_state(game.players, observer=True)
     follower = TableFollower(state, inferrer_for(game.game), tracker or StabilityTracker(window=5, needed=3))
     result = ReplayResult(seed, len(truth), true_scores=game.scores)
-    waited = 0
+    stuck = waited = 0
+    was_pending = False
 
     def check_new(start: int) -> bool:
         for k in range(start, len(follower.log)):
@@ -484,15 +491,24 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
         result.seconds["follow"] = result.seconds.get("follow", 0.0) + time.perf_counter() - t0
         if not check_new(before):
             break
-        waited = waited + 1 if step.pending is not None else 0
-        if waited >= patience_frames and len(follower.log) < len(truth):
+        result.pending_episodes += step.pending is not None and not was_pending
+        was_pending = step.pending is not None
+        behind = shot.event_index > len(follower.log)
+        stuck = stuck + 1 if behind and len(follower.log) == before else 0
+        waited = waited + 1 if behind and step.pending is not None else 0
+        if waited >= patience_frames or stuck >= lag_frames:
+            before = len(follower.log)
             _confirm(follower, truth, result)
-            waited = 0
-            if not check_new(len(follower.log)):
+            stuck = waited = 0
+            was_pending = follower.pending is not None
+            if not check_new(before):
                 break
     else:  # the video is over: a person enters whatever the camera did not settle
         while not state.is_over() and len(follower.log) < len(truth):
+            before = len(follower.log)
             _confirm(follower, truth, result)
+            if not check_new(before):
+                break
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
     result.exact_scores = result.seen_scores == game.scores and not result.wrong_applied
     return result
@@ -500,6 +516,8 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
 
 def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult) -> None:
     k = len(follower.log)
+    if follower.pending is not None and _same(follower.pending.event, truth[k]):
+        result.accepted += 1  # the camera's own guess, only confirmed
     verdict = follower.confirm(truth[k])
     result.confirmed += 1
     if not verdict.ok:

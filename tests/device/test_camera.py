@@ -210,13 +210,13 @@ def test_unopenable_camera_index_is_a_clear_error() -> None:
 
 def test_video_file_ends_instead_of_retrying(tmp_path: Path) -> None:
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (32, 24))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (32, 24))
     for value in (0, 80, 160):
         writer.write(np.full((24, 32, 3), value, np.uint8))
     writer.release()
     pauses: list[float] = []
     with open_source(str(path), sleep=pauses.append) as source:
-        frames = list(source)  # type: ignore[call-overload]
+        frames = list(source)
     assert len(frames) == 3 and [f.index for f in frames] == [0, 1, 2]
     assert frames[2].image.mean() > frames[0].image.mean()
     assert pauses == []

@@ -52,7 +52,8 @@ def test_identify_prints_cards_and_writes_an_annotated_copy(
     assert "2 card(s) named" in out
     annotated = cv2.imread(str(tmp_path / "table-identified.jpg"))
     original = cv2.imread(str(table_photo))
-    assert annotated is not None and annotated.shape == original.shape
+    assert annotated is not None and original is not None
+    assert annotated.shape == original.shape
     assert np.abs(annotated.astype(int) - original.astype(int)).sum() > 0
     assert fake_classifier.calls == [2]
 

@@ -677,7 +677,7 @@ def bad_input_state() -> SittingDucksState:
     (Event("draw", 0, {"card": "action-aim"}), "is not expected now", None),
     (Event("fire", 0, {"position": 7}), "must be one of [1, 2, 3, 4, 5, 6]", None),
     (Event("fire", 0, {"position": "1"}), "must be one of", None),
-    (Event("fire", 0, {"position": True}), "position number 1 to 6", None),
+    (Event("fire", 0, {"position": True}), "must be one of [1, 2, 3, 4, 5, 6], got True", None),
     (Event("fire", 0, {"position": 1, "colour": "red"}), "has no field(s) ['colour']", None),
     (Event("fire", 0, {}), "needs the field 'position'", None),
     (Event("fire", None, {"position": 1}), "needs the seat", None),

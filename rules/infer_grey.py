@@ -1,0 +1,315 @@
+"""Grey Duck events from the settled table: deals, the swap, plays and racing greys.
+
+Why this module exists: the camera sees only cards laid face up, so each Grey Duck event is
+recognised from what it leaves on the table, following this table convention (told to the
+players). The trick area has one spot per seat, in front of that seat:
+
+- ``seat<N>.trick``: the seat's latest play of the current trick. A later play of the same
+  trick is laid over the earlier one (it never has fewer cards, GREY-T2). During the swap the
+  Duckling lays the passed card face up in the *Captain's* spot and the Captain lays the
+  returned card in the *Duckling's* spot; a Lucky Duck shows both Drakes in the Duckling's spot.
+  Swapped cards are picked up before the first lead.
+- ``seat<N>.grey``: where the seat lays a grey duck, in turn or out of turn (a small pile).
+- The trick's winner sweeps every spot clear before leading again; so is the table at a hand's
+  end.
+
+From that (GREY-D2, W1..W3, T1..T4, G1):
+
+- deal: the first sign of a new hand: the first lead (hand 1: whoever leads holds the grey 1,
+  so that seat is the deal's ``leader``) or the Duckling's passed card;
+- swap_pass / swap_return / lucky_duck: the card(s) shown in the spots named above; a passed
+  Drake is held for a person, who says which rank the Duckling asked for;
+- play: the mover's spot shows new cards;
+- grey: a seat's grey pile shows a new grey. Every play and grey carries the timestamp of the
+  frame where it *first* appeared (the tracker's first-seen time), and the engine's GREY-G1
+  race rules judge from those, so a grey seen before the next player's cards wins even when it
+  settled later. While a race is open and a grey pile has not been read clearly since a hand
+  was over it (the tracker's ``fresh``), the next in-turn play waits a moment, so that it is
+  not applied and then withdrawn;
+- quack: told by button or by hand. Two sights suggest one: another seat laying cards while it
+  is the mover's turn (held for a person), and the trick swept away while only the mover's
+  Quack was missing to win it (applied: nothing else lets a trick be gathered).
+
+What the camera cannot see comes by hand: Quacks, a Drake's requested rank
+(``drake_request``, ``cannot_comply``) and a Lame Duck.
+
+Pure: stdlib only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .core import Event, State
+from .grey import DRAKE, DRAKES, RANK_OF, GreyDuckState, card_order
+from .infer_base import Inference, Inferrer
+from .snapshot import parse_zone, seat_zone
+from .stability import StabilityTracker
+
+TRICK = "trick"
+GREY = "grey"
+ZONE_KINDS = (TRICK, GREY)
+
+RACE_HOLD_MS = 1500
+"""How long an in-turn play may wait for a grey pile that a hand just covered (GREY-G1)."""
+
+Labels = tuple[str, ...]
+
+
+def trick_zone(seat: int) -> str:
+    return seat_zone(seat, TRICK)
+
+
+def grey_zone(seat: int) -> str:
+    return seat_zone(seat, GREY)
+
+
+def _key(labels: Iterable[str]) -> Labels:
+    """Cards as a multiset (a play's order on the table does not matter)."""
+    return tuple(sorted(labels, key=lambda c: card_order(c) if c in RANK_OF else (99, c)))
+
+
+@dataclass(frozen=True)
+class _Sight:
+    """A spot whose cards differ from what the applied events account for."""
+
+    seat: int
+    kind: str
+    zone: str
+    labels: Labels
+    ts: int
+
+
+class GreyInferrer(Inferrer):
+    """Proposes the next Grey Duck event from the seats' spots.
+
+    ``_base`` holds, per spot, the cards (as a multiset) that applied events account for. A spot
+    reading empty is accounted for too (cards taken back or swept), except while the cards a
+    person entered have not yet been seen there (``_unseen``): a follower catching up walks
+    older moments of the table, where those cards were not laid yet. ``withdrawn`` lists the
+    history indices of events a late, earlier-timestamped grey overturned (GREY-G1).
+    """
+
+    def __init__(self, min_confidence: float = 0.5, race_hold_ms: int = RACE_HOLD_MS) -> None:
+        super().__init__(min_confidence)
+        self.race_hold_ms = race_hold_ms
+        self._base: dict[str, Labels] = {}
+        self._unseen: set[str] = set()
+        self._last_change: tuple[str, Labels, bool] | None = None  # the last applied event's spot, before
+        self._races_seen = 0
+        self._unclear_since: dict[str, int] = {}  # grey piles not read clearly since a hand was there
+        self._told_ts = -1  # when a person last entered an event: older table moments are history
+        self.withdrawn: list[int] = []
+
+    # -- the protocol ------------------------------------------------------------------------
+    def applied(self, state: State, event: Event) -> None:
+        assert isinstance(state, GreyDuckState)
+        if event.type == "grey" and len(state.race_log) > self._races_seen:
+            outcome = state.race_log[-1]
+            if outcome.overturned is not None:
+                self.withdrawn.append(len(state.history) - 2)
+                if self._last_change is not None:  # the withdrawn play's cards are not accounted for
+                    zone, before, unseen = self._last_change
+                    self._base[zone] = before
+                    (self._unseen.add if unseen else self._unseen.discard)(zone)
+        self._races_seen = len(state.race_log)
+        if event.source != "camera" and event.ts is not None:
+            self._told_ts = max(self._told_ts, event.ts)
+        change = _spot_change(state, event)
+        if change is None:
+            self._last_change = None
+            return
+        zone, cards = change
+        self._last_change = (zone, self._base.get(zone, ()), zone in self._unseen)
+        self._base[zone] = _key(cards)
+        if event.source == "camera":
+            self._unseen.discard(zone)
+        else:
+            self._unseen.add(zone)
+
+    def propose(self, state: State, table: StabilityTracker) -> Inference | None:
+        assert isinstance(state, GreyDuckState)
+        if table.last_ts < self._told_ts:
+            return None  # the table as it was before a person told what happened since
+        sights = self._sights(state, table)
+        if state.phase == "deal":
+            return self._deal(state, table, sights)
+        if state.phase == "swap":
+            return self._swap(state, table, sights)
+        if state.phase == "play":
+            return self._play(state, table, sights)
+        return None
+
+    # -- reading helpers --------------------------------------------------------------------
+    def _sights(self, state: GreyDuckState, table: StabilityTracker) -> list[_Sight]:
+        """Spots showing cards no applied event accounts for, earliest first (an in-turn play
+        before a grey seen in the same frame: a tie goes to the in-turn play, GREY-G1)."""
+        sights: list[_Sight] = []
+        for seat in range(state.num_players):
+            for kind in ZONE_KINDS:
+                zone = seat_zone(seat, kind)
+                labels = table.labels(zone)
+                if kind == GREY:
+                    if table.fresh(zone):
+                        self._unclear_since.pop(zone, None)
+                    else:
+                        self._unclear_since.setdefault(zone, table.last_ts)
+                if zone in self._unseen:
+                    if _key(labels) == self._base.get(zone, ()):
+                        self._unseen.discard(zone)
+                    continue  # until the cards entered by hand show, older sights mean nothing
+                if not labels:
+                    self._base[zone] = ()
+                    continue
+                if _key(labels) != self._base.get(zone, ()):
+                    sights.append(_Sight(seat, kind, zone, labels, table.settled(zone).first_seen_ts))
+        return sorted(sights, key=lambda s: (s.ts, s.kind != TRICK or s.seat != state.turn))
+
+    def _inference(self, table: StabilityTracker, event: Event, zones: list[str], ts: int, why: str,
+                   doubt: str = "") -> Inference:
+        sure, problem = self.sure(table, zones)
+        stamped = Event(event.type, event.seat, event.data, ts, "camera")
+        if doubt or not sure:
+            return Inference(stamped, False, doubt or problem)
+        return Inference(stamped, True, why)
+
+    # -- one method per phase ------------------------------------------------------------------
+    def _deal(self, state: GreyDuckState, table: StabilityTracker, sights: list[_Sight]) -> Inference | None:
+        dealer = state.dealer
+        leads = [s for s in sights if s.kind == TRICK]
+        if state.captain is None or state.duckling is None:  # a first hand: the grey 1 leads
+            if not leads:
+                return None
+            first = leads[0]
+            doubt = ""
+            if len({s.seat for s in leads}) > 1:
+                doubt = "cards appeared in more than one seat's spot at the start of the hand"
+            return self._inference(table, Event("deal", dealer, {"leader": first.seat}), [first.zone],
+                                   first.ts, f"{state.players[first.seat]} leads the first trick", doubt)
+        captain, duckling = state.captain, state.duckling
+        for sight in leads:
+            passed = sight.seat == captain and len(sight.labels) == 1
+            lucky = sight.seat == duckling and _key(sight.labels) == _key(DRAKES)
+            if passed or lucky:
+                return self._inference(table, Event("deal", dealer), [sight.zone], sight.ts,
+                                       "the swap of the new hand has begun")
+        return None
+
+    def _swap(self, state: GreyDuckState, table: StabilityTracker, sights: list[_Sight]) -> Inference | None:
+        swap = state.swap
+        assert swap is not None
+        captain, duckling = swap.captain, swap.duckling
+        for sight in sights:
+            if sight.kind != TRICK:
+                continue
+            if swap.step == "pass" and sight.seat == duckling and _key(sight.labels) == _key(DRAKES):
+                return self._inference(table, Event("lucky_duck", duckling), [sight.zone], sight.ts,
+                                       "the Duckling shows both Drakes")
+            if swap.step == "pass" and sight.seat == captain:
+                card = sight.labels[-1]
+                doubt = ""
+                if len(sight.labels) != 1:
+                    doubt = f"{len(sight.labels)} cards lie in the Captain's spot; the Duckling passes one"
+                elif card in RANK_OF and RANK_OF[card] == DRAKE:
+                    doubt = ("a Drake was passed: the Duckling may ask for a rank of 5 or lower; "
+                             "confirm with the rank asked for, or none")
+                return self._inference(table, Event("swap_pass", duckling, {"card": card}), [sight.zone],
+                                       sight.ts, f"the Duckling passed {card}", doubt)
+            if swap.step == "return" and sight.seat == duckling and len(sight.labels) == 1:
+                card = sight.labels[0]
+                return self._inference(table, Event("swap_return", captain, {"card": card}), [sight.zone],
+                                       sight.ts, f"the Captain returned {card}")
+            if swap.step == "return" and sight.seat == captain:
+                return self._inference(table, Event("lame_duck", captain), [sight.zone], sight.ts, "",
+                                       "the Captain lays cards without returning one: a Lame Duck "
+                                       "(the Captain refuses the card and leads)?")
+        return None
+
+    def _play(self, state: GreyDuckState, table: StabilityTracker, sights: list[_Sight]) -> Inference | None:
+        mover = state.turn
+        window = state.race_window()
+        ahead: list[_Sight] = []
+        for sight in sights:
+            if sight.kind == GREY:
+                card = sight.labels[-1]
+                inference = self._inference(table, Event("grey", sight.seat, {"card": card}), [sight.zone],
+                                            sight.ts, f"{state.players[sight.seat]} laid {card}")
+                if not inference.certain and window is not None:
+                    return inference  # it may be the racing grey: a person must look
+                if inference.certain and state.check(inference.event).ok:
+                    return inference
+                continue  # a grey that lost its race or fits nothing: it will be taken back
+            if sight.seat != mover:
+                ahead.append(sight)
+                continue
+            inference = self._inference(table, Event("play", mover, {"cards": list(_key(sight.labels))}),
+                                        [sight.zone], sight.ts, f"{state.players[mover]} laid cards")
+            if inference.certain and self._grey_may_be_settling(state, table, sight):
+                return None
+            return inference  # the follower holds it if uncertain or if the rules refuse it
+        if mover is None:
+            return None
+        if state.top is not None and self._swept(state, table):
+            event = Event("quack", mover)
+            zones = [seat_zone(s, k) for s in range(state.num_players) for k in ZONE_KINDS]
+            ts = max(table.settled(z).first_seen_ts for z in zones)
+            doubt = "" if _quack_wins_trick(state, mover) else (
+                "the trick was swept away, but more than one player still had to quack")
+            return self._inference(table, event, [], ts, "the trick was swept away", doubt)
+        if ahead:
+            first = ahead[0]
+            return self._inference(table, Event("quack", mover), [first.zone], first.ts, "",
+                                   f"{state.players[first.seat]} laid cards while it is "
+                                   f"{state.players[mover]}'s turn: did {state.players[mover]} quack?")
+        return None
+
+    def _grey_may_be_settling(self, state: GreyDuckState, table: StabilityTracker, sight: _Sight) -> bool:
+        """Whether to hold an in-turn play because the open race's grey may be under a hand: a
+        grey pile has not been read clearly since a hand was over it, from before the play
+        appeared (a hand that came later can only have laid a grey that lost)."""
+        if state.race_window() is None or table.last_ts - sight.ts > self.race_hold_ms:
+            return False
+        return any(since <= sight.ts for zone, since in self._unclear_since.items()
+                   if state.counts[parse_zone(zone)[0] or 0] > 0)
+
+    def _swept(self, state: GreyDuckState, table: StabilityTracker) -> bool:
+        """Every spot is empty, and every spot holding part of this trick emptied after its
+        cards were laid (not an older moment of the table)."""
+        if any(table.labels(seat_zone(s, k)) for s in range(state.num_players) for k in ZONE_KINDS):
+            return False
+        for entry in state.trick:
+            if entry.action == "quack":
+                continue
+            zone = trick_zone(entry.seat) if entry.action == "play" else grey_zone(entry.seat)
+            if zone in self._unseen or table.settled(zone).first_seen_ts <= (entry.ts or -1):
+                return False
+        return True
+
+
+def _quack_wins_trick(state: GreyDuckState, quacker: int) -> bool:
+    """Whether ``quacker``'s Quack is the last one the top play needs to win the trick (GREY-T4)."""
+    assert state.top is not None
+    owner = state.top.seat
+    return all(s in (owner, quacker) or s in state.quacked
+               for s in range(state.num_players) if state.counts[s] > 0)
+
+
+def _spot_change(state: GreyDuckState, event: Event) -> tuple[str, list[str]] | None:
+    """The spot an applied event leaves cards in, and those cards (None: it leaves none)."""
+    data: Mapping[str, Any] = event.data
+    if event.type == "play" and event.seat is not None:
+        return trick_zone(event.seat), list(data["cards"])
+    if event.type == "grey" and event.seat is not None:
+        return grey_zone(event.seat), [data["card"]]
+    swap = state.swap
+    if swap is None:
+        return None
+    if event.type == "swap_pass":
+        return trick_zone(swap.captain), [data["card"]]
+    if event.type == "swap_return":
+        return trick_zone(swap.duckling), [data["card"]]
+    if event.type == "lucky_duck":
+        return trick_zone(swap.duckling), list(DRAKES)
+    return None

@@ -1,0 +1,420 @@
+"""Sitting Ducks events from the settled table: the line, its targets and the action card shown.
+
+Why this module exists: a Sitting Ducks turn is one action card whose effect shows in the line,
+so each event is recognised by checking the line's change against the card shown, through the
+engine's own rules (:class:`~ducktable.rules.sitting.Gallery`). The zones, read by the line
+reader (:mod:`ducktable.vision.boards`) and the card reader, are:
+
+- ``line.<p>`` for positions 1 (front) to 6: the card there, then ``"covered"`` when a duck hides
+  under it, ``"action-bottoms-up"`` when a Bottoms Up card lies on it, and ``"target"`` when a
+  target lies on the position (targets lie in a row above the line, on empty places too);
+- ``middle.played``: the top of the pile of played action cards.
+
+From that (SIT-S1, T1, T2, A1..A15):
+
+- shuffles and draws show nothing; each is the only event the rules allow at its moment, so it
+  is applied as soon as it is due (an observer never knows the order or the card);
+- reveal: the places the line must refill show their new cards, front to back;
+- an action: the line changed and the card on the played pile is new (a label other than the
+  one left by the last turn, or a hand has been over the pile since). Every legal play of that
+  card is tried on the engine's line; when the read line is what exactly one of them leaves
+  (plays with the same effect count as one), it is applied. The pile may get the card before or
+  after the line changes. The line must have been free of hands for ``quiet_ms`` first, so a
+  rearrangement in progress is not taken for a Duck Shuffle;
+- Bottoms Up lies on its duck instead of the pile: a new Bottoms Up card in an otherwise
+  unchanged line is that play;
+- discard: a new card on the pile, the line unchanged and that card has no legal play here.
+
+A line that fits a play of another card than the one shown, several different plays of the
+shown card, or any play while no new card is shown, is held for a person.
+
+Pure: stdlib only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .core import Event, State
+from .decks import SIT_COLOURS
+from .infer_base import Inference, Inferrer
+from .sitting import (
+    ACTION_BY_CARD,
+    ACTION_BY_TYPE,
+    ACTIONS,
+    BOTTOMS_UP_CARD,
+    LINE_LENGTH,
+    POSITIONS,
+    WATER,
+    Gallery,
+    Outcome,
+    SittingDucksState,
+    Spot,
+    duck_label,
+)
+from .snapshot import middle_zone
+from .stability import StabilityTracker
+
+TARGET = "target"
+COVERED = "covered"
+PLAYED_ZONE = middle_zone("played")
+LINE_CARDS = frozenset([WATER, *(duck_label(c) for c in SIT_COLOURS)])
+DEFAULT_QUIET_MS = 400
+"""How long the line must be free of hands before its change is taken as a finished play."""
+
+Labels = tuple[str, ...]
+
+
+def line_zone(position: int) -> str:
+    return f"line.{position}"
+
+
+LINE_ZONES = tuple(line_zone(p) for p in POSITIONS)
+
+
+def spot_labels(spot: Spot | None, target: bool) -> Labels:
+    """One position as read: its card, a hidden duck, a Bottoms Up card, then a target."""
+    out: list[str] = []
+    if spot is not None:
+        out.append(spot.card)
+        if spot.covered is not None:
+            out.append(COVERED)
+        if spot.bottoms_up is not None:
+            out.append(BOTTOMS_UP_CARD)
+    if target:
+        out.append(TARGET)
+    return tuple(out)
+
+
+def line_labels(gallery: Gallery) -> dict[int, Labels]:
+    return {p: spot_labels(gallery.spot(p), p in gallery.targets) for p in POSITIONS}
+
+
+def expected_zones(state: SittingDucksState) -> dict[str, Labels]:
+    """What every zone shows when the table agrees with ``state``."""
+    zones = {line_zone(p): labels for p, labels in line_labels(state.gallery).items()}
+    top = state.discard[-1] if state.actions_dealt and state.discard else None
+    zones[PLAYED_ZONE] = (top,) if top is not None else ()
+    return zones
+
+
+def _body(labels: Labels) -> Labels:
+    return tuple(label for label in labels if label != TARGET)
+
+
+def fits(read: Mapping[int, Labels], outcome: Outcome, refill: int) -> bool:
+    """Whether the read line is what ``outcome`` leaves, allowing up to ``refill`` new pond
+    cards laid behind it already."""
+    length = len(outcome.spots)
+    for p in POSITIONS:
+        labels = read[p]
+        if (TARGET in labels) != (p in outcome.targets):
+            return False
+        body = _body(labels)
+        if p <= length:
+            if body != spot_labels(outcome.spots[p - 1], False):
+                return False
+        elif body and not (p <= length + refill and len(body) == 1 and body[0] in LINE_CARDS):
+            return False
+    return True
+
+
+def _signature(outcome: Outcome) -> tuple[Any, ...]:
+    """Two plays with equal signatures leave the same public table (e.g. Ricochet through either
+    target onto the same duck, or a shuffle swapping two water cards)."""
+    return (outcome.spots, outcome.targets, tuple(sorted(outcome.shot)),
+            tuple(sorted(outcome.under_pond)), tuple(sorted(outcome.into_pond)),
+            outcome.freed_bottoms_up, outcome.card_stays)
+
+
+NEVER = 1 << 62
+"""A timestamp later than any frame's."""
+
+
+class SittingInferrer(Inferrer):
+    """Proposes the next Sitting Ducks event; remembers the played pile as the last turn left it
+    and which new card this turn laid on it."""
+
+    def __init__(self, min_confidence: float = 0.5, quiet_ms: int = DEFAULT_QUIET_MS) -> None:
+        super().__init__(min_confidence)
+        self.quiet_ms = quiet_ms
+        self._mark_ts = -1  # when the last turn was applied
+        self._mark_top: str | None = None  # the card the last turn left on the pile
+        self._turn_card: str | None = None  # the new card seen on the pile this turn
+        self._look_alike = False  # ... which looks like the last turn's card
+        self._by_hand = False  # the last turn was entered by hand
+        self._unsynced = False  # an event entered by hand that the table may not show yet
+        self._owed: list[str] = []  # cards of turns entered by hand, maybe not yet on the pile
+        self._fresh_after = -1  # a card on the pile counts as new only if it came after this
+        self._now_ts = 0
+        self._now_top: str | None = None
+        self._bottoms_up: set[int] = set()  # positions with a Bottoms Up card, as the engine has it
+        self._leftover: set[int] = set()  # expired ones the table may still show (SIT-A15)
+        self._line_before: dict[int, Labels] = {}  # the line as the engine had it
+        self._emptied: dict[int, Labels] = {}  # what lay at the places the last turn emptied
+
+    # -- reading helpers --------------------------------------------------------------------
+    def _line(self, table: StabilityTracker) -> dict[int, Labels]:
+        """The read line, without the expired Bottoms Up cards still lying on it (those taken
+        off are forgotten)."""
+        read = {p: table.labels(line_zone(p)) for p in POSITIONS}
+        for p in sorted(self._leftover):
+            if BOTTOMS_UP_CARD in read[p]:
+                read[p] = tuple(label for label in read[p] if label != BOTTOMS_UP_CARD)
+            else:
+                self._leftover.discard(p)
+        return read
+
+    def _fresh_card(self, table: StabilityTracker) -> tuple[str | None, bool]:
+        """The action card played onto the pile this turn (None while no new one was seen), and
+        whether it only counts as new because a hand was over the pile (it looks like the last).
+
+        The first new card seen is kept for the turn: a quick next player may lay theirs on it
+        before this turn's change is finished. A Bottoms Up card on the pile is never a play (it
+        expired or left the line); while a hand is over the pile, its top is still the old card.
+        """
+        top = self._now_top
+        if (top is None or top == BOTTOMS_UP_CARD or top not in ACTION_BY_CARD
+                or table.covered_since(PLAYED_ZONE, table.last_ts - self.quiet_ms)):
+            return self._turn_card, self._look_alike
+        if self._turn_card is not None and not self._look_alike:
+            return self._turn_card, False
+        if top != self._mark_top:
+            if table.settled(PLAYED_ZONE).first_seen_ts <= self._fresh_after:
+                pass  # it lay there before the table showed the last event entered by hand
+            elif top in self._owed:  # a turn entered by hand, its card laid late
+                del self._owed[:self._owed.index(top) + 1]
+                self._mark_top = top
+            else:
+                self._owed.clear()
+                self._turn_card, self._look_alike = top, False
+        elif self._turn_card is None and table.covered_since(PLAYED_ZONE,
+                                                              max(self._mark_ts, self._fresh_after)):
+            self._turn_card, self._look_alike = top, True
+        return self._turn_card, self._look_alike
+
+    def _quiet(self, table: StabilityTracker, read: Mapping[int, Labels],
+               now: Mapping[int, Labels]) -> bool:
+        """No hand over the changed part of the line for ``quiet_ms``: the change is finished."""
+        since = table.last_ts - self.quiet_ms
+        return not any(table.covered_since(line_zone(p), since) for p in POSITIONS if read[p] != now[p])
+
+    @staticmethod
+    def _agrees(state: SittingDucksState, read: Mapping[int, Labels]) -> bool:
+        """Whether the read line is the engine's (cards laid behind it from the pond aside)."""
+        return fits(read, Outcome(state.gallery.spots, state.gallery.targets),
+                    min(LINE_LENGTH - len(state.gallery.spots), state.pond_size))
+
+    def _inference(self, table: StabilityTracker, event: Event, zones: Sequence[str], why: str,
+                   doubt: str = "") -> Inference:
+        sure, problem = self.sure(table, zones)
+        ts = max((table.settled(z).first_seen_ts for z in zones), default=table.last_ts)
+        stamped = Event(event.type, event.seat, event.data, ts, "camera")
+        if doubt or not sure:
+            return Inference(stamped, False, doubt or problem)
+        return Inference(stamped, True, why)
+
+    # -- the protocol ------------------------------------------------------------------------
+    def applied(self, state: State, event: Event) -> None:
+        assert isinstance(state, SittingDucksState)
+        now = {p for p, spot in enumerate(state.gallery.spots, start=1) if spot.bottoms_up is not None}
+        by_hand = event.source != "camera"
+        if event.type == "discard" or event.type in ACTION_BY_TYPE:
+            # the pile's top is now the card played (Bottoms Up lies on the line instead); taken
+            # from the event, as one entered by hand may be applied while reading an older moment
+            self._mark_ts, self._by_hand = self._now_ts, by_hand
+            self._turn_card, self._look_alike = None, False
+            if event.type == "discard":
+                self._mark_top = event.data["card"]
+            elif event.type != "bottoms_up":
+                self._mark_top = ACTION_BY_TYPE[event.type].card
+            if by_hand and event.type != "bottoms_up" and self._mark_top is not None:
+                self._owed.append(self._mark_top)
+            elif not by_hand:
+                self._owed.clear()
+            self._leftover.clear()
+            length = len(state.gallery.spots)
+            self._emptied = {p: _body(self._line_before.get(p, ())) for p in POSITIONS if p > length}
+        else:  # a turn began: its player's Bottoms Up cards expired, but still lie on the line
+            self._leftover |= self._bottoms_up - now
+        if by_hand and event.type not in ("shuffle", "draw"):
+            self._unsynced, self._fresh_after = True, NEVER
+        self._bottoms_up = now
+        self._line_before = line_labels(state.gallery)
+
+    def propose(self, state: State, table: StabilityTracker) -> Inference | None:
+        assert isinstance(state, SittingDucksState)
+        if state.is_over():
+            return None
+        played = table.labels(PLAYED_ZONE)
+        self._now_ts, self._now_top = table.last_ts, (played[-1] if played else None)
+        if self._unsynced and self._agrees(state, self._line(table)):
+            self._unsynced, self._fresh_after = False, table.last_ts
+        inference = self._chance(state, table) if state.needs_chance() else self._turn(state, table)
+        if (inference is not None and inference.certain and self._unsynced
+                and inference.event.type not in ("shuffle", "draw")):
+            return Inference(inference.event, False, "the table does not show yet the event entered "
+                                                     f"by hand, so this is not sure: {inference.why}")
+        return inference
+
+    # -- chance events ---------------------------------------------------------------------------
+    def _chance(self, state: SittingDucksState, table: StabilityTracker) -> Inference | None:
+        forced = Event("shuffle", None, {"pile": "pond"})
+        if state.check(forced).ok:
+            return self._forced(table, forced, "the pond is shuffled")
+        need = min(LINE_LENGTH - len(state.gallery.spots), state.pond_size)
+        if need > 0:
+            return self._reveal(state, table, need)
+        forced = Event("shuffle", None, {"pile": "actions"})
+        if state.check(forced).ok:
+            return self._forced(table, forced, "the played action cards are shuffled into a deck")
+        if state.draw_queue:
+            forced = Event("draw", state.draw_queue[0])
+            if state.check(forced).ok:
+                return self._forced(table, forced, "the player draws back up to three cards")
+        return None
+
+    @staticmethod
+    def _forced(table: StabilityTracker, event: Event, why: str) -> Inference:
+        return Inference(Event(event.type, event.seat, event.data, table.last_ts, "camera"), True, why)
+
+    def _reveal(self, state: SittingDucksState, table: StabilityTracker, need: int) -> Inference | None:
+        read = self._line(table)
+        length = len(state.gallery.spots)
+        for p in range(1, length + 1):
+            if _body(read[p]) != spot_labels(state.gallery.spot(p), False):
+                return None  # the line is still being closed up
+        cards: list[str] = []
+        for p in range(length + 1, length + need + 1):
+            body = _body(read[p])
+            if len(body) != 1 or body[0] not in LINE_CARDS:
+                return None
+            cards.append(body[0])
+        zones = [line_zone(p) for p in range(length + 1, length + need + 1)]
+        stale = [p for p in range(length + 1, length + need + 1)
+                 if self._emptied.get(p) == _body(read[p])
+                 and table.settled(line_zone(p)).first_seen_ts <= self._mark_ts]
+        targets = {p for p in POSITIONS if TARGET in read[p]}
+        doubt = ""
+        if self._by_hand and self._emptied:
+            doubt = ("the last turn was entered by hand, so the camera cannot tell these cards "
+                     "from the ones that lay there before it")
+        elif stale:
+            doubt = (f"position {stale[0]} shows the card that lay there before the last turn; it "
+                     "may not have been refilled yet")
+        elif targets != state.gallery.targets:
+            doubt = "the targets are not where the last turn left them"
+        return self._inference(table, Event("reveal", None, {"cards": cards}), zones,
+                               "the line is refilled from the pond", doubt)
+
+    # -- a turn ------------------------------------------------------------------------------------
+    def _turn(self, state: SittingDucksState, table: StabilityTracker) -> Inference | None:
+        seat = state.to_move()
+        assert seat is not None
+        read = self._line(table)
+        card, look_alike = self._fresh_card(table)
+        now = line_labels(state.gallery)
+        if read == now:
+            return self._unchanged_line(state, table, seat, card, look_alike)
+        if not self._quiet(table, read, now):
+            return None
+        zones = [*LINE_ZONES, PLAYED_ZONE]
+        position = self._new_bottoms_up(state, read)
+        if position is not None and table.covered_since(line_zone(position), self._mark_ts):
+            return self._inference(table, Event("bottoms_up", seat, {"position": position}), zones,
+                                   f"a Bottoms Up card lies on the duck at position {position}")
+        plays = self._plays(state, seat, read)
+        if not plays:
+            return None  # the line is between two readings of a play
+        kinds = {etype for etype, _, _ in plays}
+        if card is not None:
+            kind = ACTION_BY_CARD[card]
+            own = [(data, sig) for etype, data, sig in plays if etype == kind.etype]
+            if own:
+                doubt = ""
+                if len({sig for _, sig in own}) > 1:
+                    doubt = f"the line fits more than one play of {kind.title}"
+                elif look_alike and len(kinds) > 1:
+                    doubt = (f"the card on the pile looks like the last turn's {kind.title}, and "
+                             "another card could have made this change")
+                return self._inference(table, Event(kind.etype, seat, own[0][0]), zones,
+                                       f"the line changed as {kind.title} does", doubt)
+            etype, data, _ = plays[0]
+            return Inference(Event(etype, seat, data, table.last_ts, "camera"), False,
+                             f"the line changed as a '{etype}' would, but the card shown is {card}")
+        etype, data, _ = plays[0]
+        why = "the line changed, but no new action card was seen on the pile"
+        if len({(e, sig) for e, _, sig in plays}) > 1:
+            why = "the line changed in a way several cards could make, and no new card was seen"
+        return Inference(Event(etype, seat, data, table.last_ts, "camera"), False, why)
+
+    def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,
+                        card: str | None, look_alike: bool) -> Inference | None:
+        """A new card on the pile and no change in the line: a discard, or a play still to come."""
+        if card is None:
+            return None
+        kind = ACTION_BY_CARD[card]
+        if kind.action == "duck-shuffle":  # a shuffle may leave the line as it was
+            data = {"arrangement": list(range(1, len(state.gallery.spots) + 1))}
+            return Inference(Event(kind.etype, seat, data, table.last_ts, "camera"), False,
+                             "Duck Shuffle was played and the line looks the same so far; "
+                             "confirm once the player has finished")
+        if state.gallery.playable(kind.action, seat) is not None:
+            return None  # the card's effect is still to come
+        doubt = (f"the card on the pile looks like the last turn's {kind.title}; a hand passed "
+                 "over it, but no new card may have been laid") if look_alike else ""
+        return self._inference(table, Event("discard", seat, {"card": card}), [PLAYED_ZONE],
+                               f"{card} went to the pile with no effect: it cannot be played", doubt)
+
+    @staticmethod
+    def _new_bottoms_up(state: SittingDucksState, read: Mapping[int, Labels]) -> int | None:
+        """The position of a Bottoms Up card newly laid on an otherwise unchanged line."""
+        now = line_labels(state.gallery)
+        new = [p for p in POSITIONS
+               if BOTTOMS_UP_CARD in read[p] and BOTTOMS_UP_CARD not in now[p]]
+        if len(new) != 1:
+            return None
+        p = new[0]
+        rest = {q: (tuple(label for label in read[q] if label != BOTTOMS_UP_CARD) if q == p else read[q])
+                for q in POSITIONS}
+        return p if rest == now else None
+
+    def _plays(self, state: SittingDucksState, seat: int,
+               read: Mapping[int, Labels]) -> list[tuple[str, dict[str, Any], tuple[Any, ...]]]:
+        """Every legal play of every card in this match's deck that leaves the read line."""
+        gallery = state.gallery
+        found: list[tuple[str, dict[str, Any], tuple[Any, ...]]] = []
+        for info in ACTIONS:
+            if state.game.action_cards[info.card] == 0 or info.action == "bottoms-up":
+                continue
+            if info.action == "duck-shuffle":
+                arrangement = _arrangement(gallery, read)
+                options = [] if arrangement is None else [{"arrangement": arrangement}]
+            else:
+                options = gallery.options(info.action, seat)
+            for data in options:
+                outcome = gallery.play(info.action, seat, data)
+                pond = state.pond_size + len(outcome.under_pond) + len(outcome.into_pond)
+                refill = min(LINE_LENGTH - len(outcome.spots), pond)
+                if fits(read, outcome, refill):
+                    found.append((info.etype, data, _signature(outcome)))
+        return found
+
+
+def _arrangement(gallery: Gallery, read: Mapping[int, Labels]) -> list[int] | None:
+    """The Duck Shuffle arrangement (old positions in their new order) that gives the read
+    line, equal cards kept in their old order; None when the read line is no rearrangement."""
+    n = len(gallery.spots)
+    if any(_body(read[p]) for p in range(n + 1, LINE_LENGTH + 1)):
+        return None
+    unused = list(range(1, n + 1))
+    arrangement: list[int] = []
+    for p in range(1, n + 1):
+        body = _body(read[p])
+        match = next((q for q in unused if spot_labels(gallery.spot(q), False) == body), None)
+        if match is None:
+            return None
+        unused.remove(match)
+        arrangement.append(match)
+    return arrangement

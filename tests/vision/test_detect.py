@@ -1,0 +1,167 @@
+"""The card detector: corner quads and upright crops on any table, any rotation, cards touching.
+
+The last test is CI's reduced detection check: 30 seeded synthetic scenes (the benchmark's
+set, ``ducktable bench vision``, uses 500); a detector change that loses cards fails it.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from ducktable.vision.bench import detection_check, match
+from ducktable.vision.detect import CROP_SIZE, Detection, crop_card, detect_cards, quad_iou
+from ducktable.vision.render import render_back, render_card
+from ducktable.vision.scene import Placement, card_quad, compose_scene, render_scene
+
+
+def plain_table(colour: tuple[int, int, int], size: tuple[int, int] = (640, 480)) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    table = np.empty((size[1], size[0], 3), np.float32)
+    table[:] = colour
+    table += rng.normal(0, 3, table.shape)
+    return np.clip(table, 0, 255).astype(np.uint8)
+
+
+def lay_card(table: np.ndarray, face: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    h, w = face.shape[:2]
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    homography = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    size = (table.shape[1], table.shape[0])
+    warped = cv2.warpPerspective(face, homography, size)
+    mask = cv2.warpPerspective(np.full((h, w), 255, np.uint8), homography, size)
+    out = table.copy()
+    out[mask > 127] = warped[mask > 127]
+    return out
+
+
+def rotated_quad(centre: tuple[float, float], width: float, angle: float) -> np.ndarray:
+    return card_quad(Placement("duck/yellow-1", centre, angle, width / 40.0), (640, 480))
+
+
+def best_match(detections: list[Detection], quad: np.ndarray) -> float:
+    return max((quad_iou(d.quad, quad) for d in detections), default=0.0)
+
+
+@pytest.mark.parametrize("background", [(40, 60, 35), (200, 205, 210), (120, 170, 205)],
+                         ids=["dark-felt", "light-cloth", "light-wood"])
+@pytest.mark.parametrize("angle", [0.0, 37.0, 90.0, 161.0])
+def test_one_card_on_light_and_dark_tables_at_any_angle(background: tuple[int, int, int],
+                                                        angle: float) -> None:
+    quad = rotated_quad((320, 240), 120, angle)
+    image = lay_card(plain_table(background), render_card("duck", "red-4"), quad)
+    found = detect_cards(image)
+    assert len(found) == 1
+    card = found[0]
+    assert quad_iou(card.quad, quad) > 0.93
+    assert card.crop.shape == (CROP_SIZE[1], CROP_SIZE[0], 3)
+    assert 0.5 <= card.score <= 1.0 and card.area == pytest.approx(120 * 180, rel=0.08)
+
+
+def test_quad_is_portrait_and_crop_shows_the_card_upright() -> None:
+    face = render_card("grey", "grey-3")
+    quad = rotated_quad((320, 240), 110, 90.0)  # lying on its side
+    card = detect_cards(lay_card(plain_table((50, 50, 50)), face, quad))[0]
+    q = card.quad
+    assert np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[3] - q[0])  # TL->TR is short
+    expected = cv2.resize(face, CROP_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    crop = card.crop.astype(np.float32)
+    # Upright means the card's own orientation or turned 180 degrees (cards look alike so).
+    error = min(np.abs(crop - expected).mean(), np.abs(crop[::-1, ::-1] - expected).mean())
+    assert error < 20
+
+
+def test_touching_cards_are_found_separately() -> None:
+    placements = [Placement("sitting/duck-blue", (500, 360), 12.0, 1.3),
+                  Placement("sitting/water", (500, 360), 12.0, 1.3)]
+    width = 1.3 * 80  # side by side, edge to edge
+    angle = np.radians(12.0)
+    placements[1] = Placement("sitting/water", (500 + width * np.cos(angle),
+                                                 360 + width * np.sin(angle)), 12.0, 1.3)
+    scene = compose_scene(5, placements, 1)
+    found = detect_cards(scene.image)
+    matched, missed = match(scene.cards, [d.quad for d in found])
+    assert missed == [] and len(found) == 2
+
+
+def test_a_phone_photo_of_one_large_card() -> None:
+    quad = np.array([[700, 350], [1500, 420], [1420, 1600], [560, 1500]], np.float32)  # some perspective
+    image = lay_card(plain_table((90, 110, 130), (2000, 1800)), render_card("bruce", "teal-3"),
+                     quad)
+    found = detect_cards(image)
+    assert len(found) == 1 and quad_iou(found[0].quad, quad) > 0.93
+
+
+@pytest.mark.parametrize("seed", [3, 8, 21])
+def test_empty_tables_give_no_cards(seed: int) -> None:
+    assert detect_cards(render_scene(seed, empty=True).image) == []
+
+
+def test_grey_and_bgra_frames_are_accepted() -> None:
+    quad = rotated_quad((320, 240), 120, 20.0)
+    image = lay_card(plain_table((40, 40, 40)), render_card("duck", "towel"), quad)
+    assert len(detect_cards(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))) == 1
+    assert len(detect_cards(cv2.cvtColor(image, cv2.COLOR_BGR2BGRA))) == 1
+
+
+def test_wrong_input_is_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="8-bit"):
+        detect_cards(np.zeros((10, 10, 3), np.float32))
+
+
+def test_crop_card_maps_the_quad_corners_to_the_crop_corners() -> None:
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[10:40, 20:40] = 255
+    crop = crop_card(image, np.array([[20, 10], [40, 10], [40, 40], [20, 40]], np.float32), (20, 30))
+    assert crop.shape == (30, 20, 3) and crop[2:-2, 2:-2].min() == 255
+
+
+def test_reduced_detection_check_on_30_seeded_scenes() -> None:
+    """CI's guard (issue target on 500 scenes: recall and precision >= 99.5%)."""
+    tally = detection_check(range(30))
+    assert tally.cards > 250
+    assert tally.recall >= RECALL_FLOOR, tally.misses
+    assert tally.precision >= PRECISION_FLOOR
+
+
+# Floors for the 30-scene CI check: set just under what the detector measures today, so a
+# regression fails CI. They are below the issue's 99.5% target (see the benchmark).
+RECALL_FLOOR = 0.97
+PRECISION_FLOOR = 0.96
+
+
+# ---- the pipeline: detector + any classifier -------------------------------------------------
+
+
+class _ByBrightness:
+    def classify(self, crops: list[np.ndarray]) -> list[object]:
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(label="duck/towel" if c.mean() > 150 else "unknown",
+                                confidence=0.8) for c in crops]
+
+
+def test_reader_names_cards_and_keeps_unknown_ones_apart() -> None:
+    from ducktable.vision.pipeline import CardReader
+
+    light = lay_card(plain_table((40, 40, 40)), render_card("duck", "towel"),
+                     rotated_quad((200, 240), 110, 10.0))
+    both = lay_card(light, render_back("duck"), rotated_quad((460, 240), 110, -20.0))
+    reading = CardReader(_ByBrightness()).read(both)
+    assert [c.label for c in reading.cards] == ["duck/towel"]
+    assert [c.label for c in reading.unknown] == ["unknown"]
+    assert reading.cards[0].centre[0] < 300 < reading.unknown[0].centre[0]
+    assert reading.detect_ms > 0 and reading.total_ms >= reading.detect_ms
+
+
+def test_reader_refuses_a_classifier_that_skips_crops() -> None:
+    from ducktable.vision.pipeline import CardReader
+
+    class Forgetful:
+        def classify(self, crops: list[np.ndarray]) -> list[object]:
+            return []
+
+    image = lay_card(plain_table((40, 40, 40)), render_card("grey", "yellow-2"),
+                     rotated_quad((320, 240), 110, 0.0))
+    with pytest.raises(ValueError, match="answered 0 times for 1 crops"):
+        CardReader(Forgetful()).read(image)

@@ -1,0 +1,169 @@
+"""Synthetic table videos of Duck Duck Bruce bot games, replayed through the camera path.
+
+Why this module exists: issue 5 asks that a whole bot game, filmed, becomes the game's true
+event log. This module lays out a Bruce table (:func:`bruce_layout`), turns a bot game into what
+a camera sees and what a person presses (:func:`bruce_script`, following the table convention of
+:mod:`ducktable.rules.infer_bruce`: the row grows card by card, kept rows go to a nest, double
+ducks and Bruces go to the discard pile, a raid's cards are shown; the Bruce declaration and the
+die roll are told by hand), and replays it from oracle snapshots or rendered frames.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from ducktable.rules import Event, make_game, simulate
+from ducktable.rules.bruce import DECK_COUNTS, BruceState, GreedyBot
+from ducktable.rules.decks import BACK
+from ducktable.rules.infer_bruce import DISCARD, DRAW, ROW, STEAL, BruceInferrer, nest_zone
+from ducktable.rules.stability import StabilityTracker
+
+from .layout import SLOT_H, SLOT_W, TABLE_SIZE, TableLayout, Zone, corner_markers
+from .table_script import CameraFrames, ScriptResult, Stage, TableScript, replay_script
+from .table_video import BotGame, oracle_snapshots
+
+ROW_SLOTS = 10  # one duck of every colour at most, then a double duck must follow (BRUCE-T3)
+STEAL_SLOTS = 3  # a raid moves at most three cards (BRUCE-T4)
+
+
+def bruce_layout(players: int) -> TableLayout:
+    """Nests along the top and bottom edges (seats clockwise: bottom row right to left, then the
+    top row left to right); draw pile, row and discard pile across the middle; the steal area
+    below the row."""
+    w, h = TABLE_SIZE
+    bottom = (players + 1) // 2
+    top = players - bottom
+    order = [("bottom", bottom - 1 - i, bottom) for i in range(bottom)] + [("top", i, top) for i in range(top)]
+    rows_y = {"top": 56.0, "bottom": h - 56.0 - SLOT_H}
+    zones: list[Zone] = []
+    for seat, (row, index, count) in enumerate(order):
+        gap = (w - count * SLOT_W) / (count + 1)
+        zones.append(Zone(nest_zone(seat), gap + index * (SLOT_W + gap), rows_y[row], SLOT_W, SLOT_H))
+    mid_y = h / 2 - SLOT_H / 2 - 50
+    row_w = SLOT_W * ROW_SLOTS
+    row_x = w / 2 - row_w / 2
+    zones.append(Zone(DRAW, row_x - 40 - SLOT_W, mid_y, SLOT_W, SLOT_H))
+    zones.append(Zone(ROW, row_x, mid_y, row_w, SLOT_H, "spread", ROW_SLOTS, 1))
+    zones.append(Zone(DISCARD, row_x + row_w + 40, mid_y, SLOT_W, SLOT_H))
+    zones.append(Zone(STEAL, w / 2 - SLOT_W * STEAL_SLOTS / 2, mid_y + SLOT_H + 12, SLOT_W * STEAL_SLOTS,
+                      SLOT_H, "spread", STEAL_SLOTS, 1))
+    return TableLayout(f"bruce-{players}", tuple(zones), TABLE_SIZE, corner_markers())
+
+
+def bruce_bot_game(seed: int, players: int = 3, options: Mapping[str, Any] | None = None) -> BotGame:
+    """A whole game of greedy bots (full information), reproducible from ``seed``."""
+    g = make_game("bruce", dict(options or {}))
+    names = tuple(f"P{i + 1}" for i in range(players))
+    state = g.new_state(names)
+    simulate(state, [GreedyBot(random.Random(seed * 100 + i)) for i in range(players)], random.Random(seed))
+    return BotGame("bruce", names, dict(g.options), tuple(state.history), tuple(state.scores()))
+
+
+def bruce_script(game: BotGame, rng: random.Random, *, hold: int = 5, cover: int = 2,
+                 stray_hands: float = 0.05) -> TableScript:
+    """The frames and presses of a Bruce game played by the table convention."""
+    state = make_game("bruce", game.options).new_state(game.players)
+    assert isinstance(state, BruceState)
+    nests = [nest_zone(s) for s in range(state.num_players)]
+    names = [DRAW, ROW, DISCARD, STEAL, *nests]
+    stage = Stage(names, rng, hold=hold, cover=cover, stray_hands=stray_hands)
+    z = stage.zones
+
+    def happen(event: Event) -> None:
+        state.apply_or_raise(event)
+        stage.unseen()
+
+    def show_nests(*seats: int) -> None:
+        for s in seats:
+            z[nests[s]] = [BACK] if state.nests[s] else []
+
+    stage.settle()
+    for event in game.events:
+        seat = state.current
+        if event.type == "shuffle":
+            def lay_pile(e: Event = event) -> None:
+                happen(e)
+                z[DRAW] = [BACK]
+
+            stage.change([DRAW], lay_pile)
+        elif event.type == "continue":
+            happen(event)  # seen only as the next card turned over
+        elif event.type == "reveal":
+            card = event.data["card"]
+
+            def flip(e: Event = event, c: str = card) -> None:
+                happen(e)
+                z[ROW].append(c)
+                if state.pile_size == 0:
+                    z[DRAW] = []
+
+            stage.change([DRAW, ROW], flip)
+            if not state.row:  # a double duck or a Bruce: the row goes, the flipped card on top
+                def clear(c: str = card, s: int = seat) -> None:
+                    z[ROW] = []
+                    z[DISCARD] = [c]
+                    show_nests(s)
+
+                stage.change([ROW, DISCARD, nests[seat]], clear)
+        elif event.type == "stop":
+            def keep(e: Event = event, s: int = seat) -> None:
+                happen(e)
+                z[ROW] = []
+                show_nests(s)
+
+            stage.change([ROW, nests[seat]], keep)
+        elif event.type in ("declare", "roll"):
+            stage.press(event)
+            state.apply_or_raise(event)
+        elif event.type == "steal":
+            source, taker = state.steal_from, state.steal_to
+            assert source is not None and taker is not None
+            shown = list(event.data["cards"])
+            rng.shuffle(shown)
+
+            def show(e: Event = event, cards: list[str] = shown, s: int = source) -> None:
+                happen(e)
+                z[STEAL] = cards
+                show_nests(s)
+
+            stage.change([nests[source], STEAL], show)
+
+            def stash(t: int = taker) -> None:
+                z[STEAL] = []
+                show_nests(t)
+
+            stage.change([STEAL, nests[taker]], stash)
+        else:
+            raise ValueError(f"the Bruce script does not know the event {event.type!r}")
+        if state.phase in ("shuffle", "over") and event.type != "shuffle" and any(z[n] for n in names):
+            def gather() -> None:
+                for name in names:
+                    z[name] = []
+
+            stage.change(names, gather)
+    return TableScript(game, stage.shots, stage.presses)
+
+
+def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02,
+                  options: Mapping[str, Any] | None = None) -> ScriptResult:
+    """One Bruce bot game replayed from oracle snapshots (true labels, a few misreads, no pixels)."""
+    game = bruce_bot_game(seed, players, options)
+    script = bruce_script(game, random.Random(seed))
+    snaps = oracle_snapshots(script.shots, sorted(DECK_COUNTS), misread=misread, seed=seed)
+    return replay_script(script, snaps, BruceInferrer(), StabilityTracker(window=5, needed=3), seed=seed)
+
+
+def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
+                  max_frames: int | None = None, frames_dir: str | None = None,
+                  options: Mapping[str, Any] | None = None) -> ScriptResult:
+    """One Bruce bot game rendered frame by frame and read back by detector (and classifier
+    with ``labels="model"``), zones and tracker."""
+    game = bruce_bot_game(seed, players, options)
+    script = bruce_script(game, random.Random(seed))
+    snaps = CameraFrames(script, bruce_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
+                         max_frames=max_frames, frames_dir=frames_dir)
+    result = replay_script(script, snaps, BruceInferrer(), StabilityTracker(window=5, needed=3), seed=seed)
+    result.seconds.update(snaps.seconds)
+    return result
