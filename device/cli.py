@@ -65,4 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the installed module's main, not this __main__ copy, so UserError is one class.
+    from ducktable.device.cli import main as installed_main
+
+    sys.exit(installed_main())

@@ -23,12 +23,13 @@ From that (GREY-D2, W1..W3, T1..T4, G1):
 - grey: a seat's grey pile shows a new grey. Every play and grey carries the timestamp of the
   frame where it *first* appeared (the tracker's first-seen time), and the engine's GREY-G1
   race rules judge from those, so a grey seen before the next player's cards wins even when it
-  settled later. While a race is open and a grey pile has not been read clearly since a hand
-  was over it (the tracker's ``fresh``), the next in-turn play waits a moment, so that it is
-  not applied and then withdrawn;
-- quack: told by button or by hand. Two sights suggest one: another seat laying cards while it
-  is the mover's turn (held for a person), and the trick swept away while only the mover's
-  Quack was missing to win it (applied: nothing else lets a trick be gathered).
+  settled later. While a race is open, a play waits a moment while some grey pile has not
+  been read clearly since a hand was over it (the tracker's ``fresh``), and a grey waits while
+  the next player's spot has not: whichever was laid first is applied first;
+- quack: told by button or by hand. Two sights suggest one, held for a person to confirm:
+  another seat laying cards while it is the mover's turn, and the trick swept away while only
+  the mover's Quack was missing to win it (the mover's last cards may also have been swept
+  before the camera could read them).
 
 What the camera cannot see comes by hand: Quacks, a Drake's requested rank
 (``drake_request``, ``cannot_comply``) and a Lame Duck.
@@ -43,9 +44,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import Event, State
+from .decks import UNKNOWN
 from .grey import DRAKE, DRAKES, RANK_OF, GreyDuckState, card_order
 from .infer_base import Inference, Inferrer
-from .snapshot import parse_zone, seat_zone
+from .snapshot import seat_zone
 from .stability import StabilityTracker
 
 TRICK = "trick"
@@ -53,7 +55,7 @@ GREY = "grey"
 ZONE_KINDS = (TRICK, GREY)
 
 RACE_HOLD_MS = 1500
-"""How long an in-turn play may wait for a grey pile that a hand just covered (GREY-G1)."""
+"""How long a play or a grey may wait while a rival spot is still settling (GREY-G1)."""
 
 Labels = tuple[str, ...]
 
@@ -85,11 +87,13 @@ class _Sight:
 class GreyInferrer(Inferrer):
     """Proposes the next Grey Duck event from the seats' spots.
 
-    ``_base`` holds, per spot, the cards (as a multiset) that applied events account for. A spot
-    reading empty is accounted for too (cards taken back or swept), except while the cards a
-    person entered have not yet been seen there (``_unseen``): a follower catching up walks
-    older moments of the table, where those cards were not laid yet. ``withdrawn`` lists the
-    history indices of events a late, earlier-timestamped grey overturned (GREY-G1).
+    ``_base`` holds, per spot, the cards (as a multiset) that applied events account for; a spot
+    reading empty is accounted for too (cards taken back or swept). A follower catching up
+    after a person entered an event walks older moments of the table, where the cards entered
+    were not laid yet: moments older than the entry's timestamp are skipped, and for an entry
+    without one the spot waits until those cards show (``_unseen``, until the trick ends).
+    ``withdrawn`` lists the history indices of events a late, earlier-timestamped grey
+    overturned (GREY-G1).
     """
 
     def __init__(self, min_confidence: float = 0.5, race_hold_ms: int = RACE_HOLD_MS) -> None:
@@ -99,8 +103,9 @@ class GreyInferrer(Inferrer):
         self._unseen: set[str] = set()
         self._last_change: tuple[str, Labels, bool] | None = None  # the last applied event's spot, before
         self._races_seen = 0
-        self._unclear_since: dict[str, int] = {}  # grey piles not read clearly since a hand was there
+        self._unclear_since: dict[str, int] = {}  # spots not read clearly since a hand was there
         self._told_ts = -1  # when a person last entered an event: older table moments are history
+        self._appeared: dict[str, tuple[Labels, int]] = {}  # per spot: cards shown and since when
         self.withdrawn: list[int] = []
 
     # -- the protocol ------------------------------------------------------------------------
@@ -115,8 +120,11 @@ class GreyInferrer(Inferrer):
                     self._base[zone] = before
                     (self._unseen.add if unseen else self._unseen.discard)(zone)
         self._races_seen = len(state.race_log)
-        if event.source != "camera" and event.ts is not None:
+        told = event.source != "camera"
+        if told and event.ts is not None:
             self._told_ts = max(self._told_ts, event.ts)
+        if state.phase != "play" or state.top is None:
+            self._unseen.clear()  # the trick is over: its cards are swept, seen or not
         change = _spot_change(state, event)
         if change is None:
             self._last_change = None
@@ -124,10 +132,10 @@ class GreyInferrer(Inferrer):
         zone, cards = change
         self._last_change = (zone, self._base.get(zone, ()), zone in self._unseen)
         self._base[zone] = _key(cards)
-        if event.source == "camera":
-            self._unseen.discard(zone)
+        if told and event.ts is None:
+            self._unseen.add(zone)  # no time given: wait until those cards show
         else:
-            self._unseen.add(zone)
+            self._unseen.discard(zone)
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, GreyDuckState)
@@ -151,21 +159,33 @@ class GreyInferrer(Inferrer):
             for kind in ZONE_KINDS:
                 zone = seat_zone(seat, kind)
                 labels = table.labels(zone)
-                if kind == GREY:
-                    if table.fresh(zone):
-                        self._unclear_since.pop(zone, None)
-                    else:
-                        self._unclear_since.setdefault(zone, table.last_ts)
+                if table.fresh(zone):
+                    self._unclear_since.pop(zone, None)
+                else:
+                    self._unclear_since.setdefault(zone, table.last_ts)
                 if zone in self._unseen:
                     if _key(labels) == self._base.get(zone, ()):
                         self._unseen.discard(zone)
                     continue  # until the cards entered by hand show, older sights mean nothing
                 if not labels:
                     self._base[zone] = ()
+                    self._appeared.pop(zone, None)
                     continue
+                ts = self._appeared_ts(zone, labels, table.settled(zone).first_seen_ts)
                 if _key(labels) != self._base.get(zone, ()):
-                    sights.append(_Sight(seat, kind, zone, labels, table.settled(zone).first_seen_ts))
+                    sights.append(_Sight(seat, kind, zone, labels, ts))
         return sorted(sights, key=lambda s: (s.ts, s.kind != TRICK or s.seat != state.turn))
+
+    def _appeared_ts(self, zone: str, labels: Labels, first_seen: int) -> int:
+        """When these cards appeared. A spot first settled with an unrecognised card and then
+        with that card read keeps the earlier time: the tracker dates the new reading from the
+        reads it still holds, which can be later than the cards' arrival (races need it)."""
+        before = self._appeared.get(zone)
+        if before is not None and len(before[0]) == len(labels) and all(
+                old in (new, UNKNOWN) for old, new in zip(before[0], labels, strict=True)):
+            first_seen = min(first_seen, before[1])
+        self._appeared[zone] = (labels, first_seen)
+        return first_seen
 
     def _inference(self, table: StabilityTracker, event: Event, zones: list[str], ts: int, why: str,
                    doubt: str = "") -> Inference:
@@ -239,6 +259,8 @@ class GreyInferrer(Inferrer):
                 if not inference.certain and window is not None:
                     return inference  # it may be the racing grey: a person must look
                 if inference.certain and state.check(inference.event).ok:
+                    if mover is not None and self._unclear_before(state, table, [trick_zone(mover)], sight):
+                        return None  # the next player's cards may have landed first
                     return inference
                 continue  # a grey that lost its race or fits nothing: it will be taken back
             if sight.seat != mover:
@@ -246,18 +268,21 @@ class GreyInferrer(Inferrer):
                 continue
             inference = self._inference(table, Event("play", mover, {"cards": list(_key(sight.labels))}),
                                         [sight.zone], sight.ts, f"{state.players[mover]} laid cards")
-            if inference.certain and self._grey_may_be_settling(state, table, sight):
-                return None
+            greys = [grey_zone(s) for s in range(state.num_players) if state.counts[s] > 0]
+            if inference.certain and self._unclear_before(state, table, greys, sight):
+                return None  # a grey laid first may still be under a hand
             return inference  # the follower holds it if uncertain or if the rules refuse it
         if mover is None:
             return None
         if state.top is not None and self._swept(state, table):
-            event = Event("quack", mover)
             zones = [seat_zone(s, k) for s in range(state.num_players) for k in ZONE_KINDS]
             ts = max(table.settled(z).first_seen_ts for z in zones)
-            doubt = "" if _quack_wins_trick(state, mover) else (
-                "the trick was swept away, but more than one player still had to quack")
-            return self._inference(table, event, [], ts, "the trick was swept away", doubt)
+            name = state.players[mover]
+            doubt = (f"the trick was swept away: did {name} quack? (or were {name}'s last cards "
+                     "swept before they could be read?)")
+            if not _quack_wins_trick(state, mover):
+                doubt = "the trick was swept away, but more than one player still had to quack"
+            return self._inference(table, Event("quack", mover), [], ts, "", doubt)
         if ahead:
             first = ahead[0]
             return self._inference(table, Event("quack", mover), [first.zone], first.ts, "",
@@ -265,14 +290,15 @@ class GreyInferrer(Inferrer):
                                    f"{state.players[mover]}'s turn: did {state.players[mover]} quack?")
         return None
 
-    def _grey_may_be_settling(self, state: GreyDuckState, table: StabilityTracker, sight: _Sight) -> bool:
-        """Whether to hold an in-turn play because the open race's grey may be under a hand: a
-        grey pile has not been read clearly since a hand was over it, from before the play
-        appeared (a hand that came later can only have laid a grey that lost)."""
+    def _unclear_before(self, state: GreyDuckState, table: StabilityTracker, rivals: list[str],
+                        sight: _Sight) -> bool:
+        """Whether to hold a sight while a grey race is open because a rival spot has not been
+        read clearly since a hand was over it from before the sight appeared: cards laid there
+        first may still be settling (a hand that came later can only have laid cards that lost).
+        Held at most ``race_hold_ms``; the engine's late-grey rule covers what is left."""
         if state.race_window() is None or table.last_ts - sight.ts > self.race_hold_ms:
             return False
-        return any(since <= sight.ts for zone, since in self._unclear_since.items()
-                   if state.counts[parse_zone(zone)[0] or 0] > 0)
+        return any(self._unclear_since.get(zone, sight.ts + 1) <= sight.ts for zone in rivals)
 
     def _swept(self, state: GreyDuckState, table: StabilityTracker) -> bool:
         """Every spot is empty, and every spot holding part of this trick emptied after its

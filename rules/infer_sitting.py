@@ -34,6 +34,7 @@ Pure: stdlib only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .core import Event, State
@@ -132,23 +133,32 @@ NEVER = 1 << 62
 """A timestamp later than any frame's."""
 
 
+@dataclass(frozen=True)
+class Laying:
+    """A card seen laid on the played pile: its label, and whether only a hand over the pile
+    told it (it looks like the card it covers)."""
+
+    card: str
+    look_alike: bool
+
+
 class SittingInferrer(Inferrer):
-    """Proposes the next Sitting Ducks event; remembers the played pile as the last turn left it
-    and which new card this turn laid on it."""
+    """Proposes the next Sitting Ducks event. Watches the played pile for the cards laid on it
+    since the last turn (one per turn, Bottoms Up aside: two mean a turn may have gone unseen)."""
 
     def __init__(self, min_confidence: float = 0.5, quiet_ms: int = DEFAULT_QUIET_MS) -> None:
         super().__init__(min_confidence)
         self.quiet_ms = quiet_ms
+        self._now_ts = 0  # the moment being read
         self._mark_ts = -1  # when the last turn was applied
-        self._mark_top: str | None = None  # the card the last turn left on the pile
-        self._turn_card: str | None = None  # the new card seen on the pile this turn
-        self._look_alike = False  # ... which looks like the last turn's card
         self._by_hand = False  # the last turn was entered by hand
+        self._hand_ts = -1  # when the last event entered by hand was entered
         self._unsynced = False  # an event entered by hand that the table may not show yet
-        self._owed: list[str] = []  # cards of turns entered by hand, maybe not yet on the pile
         self._fresh_after = -1  # a card on the pile counts as new only if it came after this
-        self._now_ts = 0
-        self._now_top: str | None = None
+        self._pile_top: str | None = None  # the pile's top when last seen without a hand
+        self._pile_seen_ts = -1  # ... and when
+        self._layings: list[Laying] = []  # cards laid since the last turn, oldest first
+        self._owed: list[str] = []  # cards of turns entered by hand, maybe not yet on the pile
         self._bottoms_up: set[int] = set()  # positions with a Bottoms Up card, as the engine has it
         self._leftover: set[int] = set()  # expired ones the table may still show (SIT-A15)
         self._line_before: dict[int, Labels] = {}  # the line as the engine had it
@@ -166,33 +176,32 @@ class SittingInferrer(Inferrer):
                 self._leftover.discard(p)
         return read
 
-    def _fresh_card(self, table: StabilityTracker) -> tuple[str | None, bool]:
-        """The action card played onto the pile this turn (None while no new one was seen), and
-        whether it only counts as new because a hand was over the pile (it looks like the last).
+    def _watch_pile(self, table: StabilityTracker) -> None:
+        """Note a card laid on the played pile: its top changed, or a hand was over it (a card
+        like the one below). An emptied pile (the deck is remade) or a Bottoms Up card (expired,
+        or gone with its duck) is no play; a late card of a turn entered by hand is owed."""
+        if table.covered_since(PLAYED_ZONE, table.last_ts - self.quiet_ms):
+            return  # a hand is (or just was) there: the top read is still the old card
+        played = table.labels(PLAYED_ZONE)
+        top = played[-1] if played else None
+        changed = top != self._pile_top
+        visited = table.covered_since(PLAYED_ZONE, self._pile_seen_ts)
+        self._pile_top, self._pile_seen_ts = top, table.last_ts
+        if not (changed or visited) or top is None or top == BOTTOMS_UP_CARD or top not in ACTION_BY_CARD:
+            return
+        if changed and table.settled(PLAYED_ZONE).first_seen_ts <= self._fresh_after:
+            return  # it lay there before the table showed the last event entered by hand
+        if top in self._owed:  # the card of a turn entered by hand
+            del self._owed[:self._owed.index(top) + 1]
+            return
+        if changed:
+            self._owed.clear()
+        self._layings.append(Laying(top, not changed))
 
-        The first new card seen is kept for the turn: a quick next player may lay theirs on it
-        before this turn's change is finished. A Bottoms Up card on the pile is never a play (it
-        expired or left the line); while a hand is over the pile, its top is still the old card.
-        """
-        top = self._now_top
-        if (top is None or top == BOTTOMS_UP_CARD or top not in ACTION_BY_CARD
-                or table.covered_since(PLAYED_ZONE, table.last_ts - self.quiet_ms)):
-            return self._turn_card, self._look_alike
-        if self._turn_card is not None and not self._look_alike:
-            return self._turn_card, False
-        if top != self._mark_top:
-            if table.settled(PLAYED_ZONE).first_seen_ts <= self._fresh_after:
-                pass  # it lay there before the table showed the last event entered by hand
-            elif top in self._owed:  # a turn entered by hand, its card laid late
-                del self._owed[:self._owed.index(top) + 1]
-                self._mark_top = top
-            else:
-                self._owed.clear()
-                self._turn_card, self._look_alike = top, False
-        elif self._turn_card is None and table.covered_since(PLAYED_ZONE,
-                                                              max(self._mark_ts, self._fresh_after)):
-            self._turn_card, self._look_alike = top, True
-        return self._turn_card, self._look_alike
+    def _turn_card(self) -> Laying | None:
+        """The card this turn laid: the first new label, else a look-alike."""
+        return next((lay for lay in self._layings if not lay.look_alike),
+                    self._layings[0] if self._layings else None)
 
     def _quiet(self, table: StabilityTracker, read: Mapping[int, Labels],
                now: Mapping[int, Labels]) -> bool:
@@ -221,36 +230,49 @@ class SittingInferrer(Inferrer):
         now = {p for p, spot in enumerate(state.gallery.spots, start=1) if spot.bottoms_up is not None}
         by_hand = event.source != "camera"
         if event.type == "discard" or event.type in ACTION_BY_TYPE:
-            # the pile's top is now the card played (Bottoms Up lies on the line instead); taken
-            # from the event, as one entered by hand may be applied while reading an older moment
-            self._mark_ts, self._by_hand = self._now_ts, by_hand
-            self._turn_card, self._look_alike = None, False
-            if event.type == "discard":
-                self._mark_top = event.data["card"]
-            elif event.type != "bottoms_up":
-                self._mark_top = ACTION_BY_TYPE[event.type].card
-            if by_hand and event.type != "bottoms_up" and self._mark_top is not None:
-                self._owed.append(self._mark_top)
-            elif not by_hand:
-                self._owed.clear()
-            self._leftover.clear()
-            length = len(state.gallery.spots)
-            self._emptied = {p: _body(self._line_before.get(p, ())) for p in POSITIONS if p > length}
+            self._turn_applied(state, event, by_hand)
         else:  # a turn began: its player's Bottoms Up cards expired, but still lie on the line
             self._leftover |= self._bottoms_up - now
         if by_hand and event.type not in ("shuffle", "draw"):
-            self._unsynced, self._fresh_after = True, NEVER
+            self._unsynced = True
+            if event.ts is not None:  # the table before that moment cannot show it
+                self._hand_ts = max(self._hand_ts, event.ts)
+            else:  # no time given: trust no card on the pile until the table shows the event
+                self._fresh_after = NEVER
         self._bottoms_up = now
         self._line_before = line_labels(state.gallery)
+
+    def _turn_applied(self, state: SittingDucksState, event: Event, by_hand: bool) -> None:
+        """Use up the turn's card (Bottoms Up lies on the line instead of the pile)."""
+        self._mark_ts, self._by_hand = self._now_ts, by_hand
+        card = event.data["card"] if event.type == "discard" else (
+            None if event.type == "bottoms_up" else ACTION_BY_TYPE[event.type].card)
+        if card is not None:
+            used = next((lay for lay in self._layings if lay.card == card and not lay.look_alike),
+                        next((lay for lay in self._layings if lay.card == card), None))
+            if used is not None:
+                self._layings.remove(used)
+                self._layings = [lay for lay in self._layings if not lay.look_alike]
+            elif by_hand:
+                self._owed.append(card)
+            else:
+                self._layings.clear()
+        self._leftover.clear()
+        length = len(state.gallery.spots)
+        self._emptied = {p: _body(self._line_before.get(p, ())) for p in POSITIONS if p > length}
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, SittingDucksState)
         if state.is_over():
             return None
-        played = table.labels(PLAYED_ZONE)
-        self._now_ts, self._now_top = table.last_ts, (played[-1] if played else None)
+        self._now_ts = table.last_ts
+        self._watch_pile(table)  # a card of a turn entered by hand may lie there already
+        if table.last_ts < self._hand_ts:  # a moment from before an event entered by hand
+            return self._chance(state, table, forced_only=True) if state.needs_chance() else None
         if self._unsynced and self._agrees(state, self._line(table)):
-            self._unsynced, self._fresh_after = False, table.last_ts
+            self._unsynced = False
+            if self._fresh_after == NEVER:
+                self._fresh_after = table.last_ts
         inference = self._chance(state, table) if state.needs_chance() else self._turn(state, table)
         if (inference is not None and inference.certain and self._unsynced
                 and inference.event.type not in ("shuffle", "draw")):
@@ -259,13 +281,15 @@ class SittingInferrer(Inferrer):
         return inference
 
     # -- chance events ---------------------------------------------------------------------------
-    def _chance(self, state: SittingDucksState, table: StabilityTracker) -> Inference | None:
+    def _chance(self, state: SittingDucksState, table: StabilityTracker,
+                forced_only: bool = False) -> Inference | None:
+        """Shuffles and draws as soon as they are due; a refill once the line shows it."""
         forced = Event("shuffle", None, {"pile": "pond"})
         if state.check(forced).ok:
             return self._forced(table, forced, "the pond is shuffled")
         need = min(LINE_LENGTH - len(state.gallery.spots), state.pond_size)
         if need > 0:
-            return self._reveal(state, table, need)
+            return None if forced_only else self._reveal(state, table, need)
         forced = Event("shuffle", None, {"pile": "actions"})
         if state.check(forced).ok:
             return self._forced(table, forced, "the played action cards are shuffled into a deck")
@@ -313,36 +337,39 @@ class SittingInferrer(Inferrer):
         seat = state.to_move()
         assert seat is not None
         read = self._line(table)
-        card, look_alike = self._fresh_card(table)
+        laid = self._turn_card()
+        doubt = ""
+        if len(self._layings) > 1:
+            doubt = (f"{len(self._layings)} cards were laid on the pile since the last turn the "
+                     "camera saw; a turn may have gone unseen")
         now = line_labels(state.gallery)
         if read == now:
-            return self._unchanged_line(state, table, seat, card, look_alike)
+            return self._unchanged_line(state, table, seat, laid, doubt)
         if not self._quiet(table, read, now):
             return None
         zones = [*LINE_ZONES, PLAYED_ZONE]
         position = self._new_bottoms_up(state, read)
         if position is not None and table.covered_since(line_zone(position), self._mark_ts):
             return self._inference(table, Event("bottoms_up", seat, {"position": position}), zones,
-                                   f"a Bottoms Up card lies on the duck at position {position}")
+                                   f"a Bottoms Up card lies on the duck at position {position}", doubt)
         plays = self._plays(state, seat, read)
         if not plays:
             return None  # the line is between two readings of a play
         kinds = {etype for etype, _, _ in plays}
-        if card is not None:
-            kind = ACTION_BY_CARD[card]
+        if laid is not None:
+            kind = ACTION_BY_CARD[laid.card]
             own = [(data, sig) for etype, data, sig in plays if etype == kind.etype]
             if own:
-                doubt = ""
                 if len({sig for _, sig in own}) > 1:
                     doubt = f"the line fits more than one play of {kind.title}"
-                elif look_alike and len(kinds) > 1:
-                    doubt = (f"the card on the pile looks like the last turn's {kind.title}, and "
-                             "another card could have made this change")
+                elif laid.look_alike and len(kinds) > 1:
+                    doubt = (f"the card on the pile looks like the one under it ({kind.title}), "
+                             "and another card could have made this change")
                 return self._inference(table, Event(kind.etype, seat, own[0][0]), zones,
                                        f"the line changed as {kind.title} does", doubt)
             etype, data, _ = plays[0]
             return Inference(Event(etype, seat, data, table.last_ts, "camera"), False,
-                             f"the line changed as a '{etype}' would, but the card shown is {card}")
+                             f"the line changed as a '{etype}' would, but the card laid is {laid.card}")
         etype, data, _ = plays[0]
         why = "the line changed, but no new action card was seen on the pile"
         if len({(e, sig) for e, _, sig in plays}) > 1:
@@ -350,11 +377,11 @@ class SittingInferrer(Inferrer):
         return Inference(Event(etype, seat, data, table.last_ts, "camera"), False, why)
 
     def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,
-                        card: str | None, look_alike: bool) -> Inference | None:
+                        laid: Laying | None, doubt: str) -> Inference | None:
         """A new card on the pile and no change in the line: a discard, or a play still to come."""
-        if card is None:
+        if laid is None:
             return None
-        kind = ACTION_BY_CARD[card]
+        kind = ACTION_BY_CARD[laid.card]
         if kind.action == "duck-shuffle":  # a shuffle may leave the line as it was
             data = {"arrangement": list(range(1, len(state.gallery.spots) + 1))}
             return Inference(Event(kind.etype, seat, data, table.last_ts, "camera"), False,
@@ -362,10 +389,11 @@ class SittingInferrer(Inferrer):
                              "confirm once the player has finished")
         if state.gallery.playable(kind.action, seat) is not None:
             return None  # the card's effect is still to come
-        doubt = (f"the card on the pile looks like the last turn's {kind.title}; a hand passed "
-                 "over it, but no new card may have been laid") if look_alike else ""
-        return self._inference(table, Event("discard", seat, {"card": card}), [PLAYED_ZONE],
-                               f"{card} went to the pile with no effect: it cannot be played", doubt)
+        if laid.look_alike:
+            doubt = (f"the card on the pile looks like the one under it ({kind.title}); a hand "
+                     "passed over it, but no new card may have been laid")
+        return self._inference(table, Event("discard", seat, {"card": laid.card}), [PLAYED_ZONE],
+                               f"{laid.card} went to the pile with no effect: it cannot be played", doubt)
 
     @staticmethod
     def _new_bottoms_up(state: SittingDucksState, read: Mapping[int, Labels]) -> int | None:

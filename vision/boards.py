@@ -315,53 +315,58 @@ def _open_window(game: str, remaining: Sequence[Event]) -> int:
     return next((i for i, e in enumerate(remaining) if i > 0 and e.type == "move"), len(remaining))
 
 
-def follow(game: TrueGame, snapshots: Iterable[TableSnapshot], *, seed: int = 0,
+def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed: int = 0,
            patience_frames: int = 15) -> FollowResult:
-    """Feed snapshots to a follower on an observer state; a simulated person confirms with the
-    true event whatever stays pending for ``patience_frames`` frames or is left at the end.
+    """Feed snapshots to a follower on an observer state, each with how many true events had
+    happened at the table by then. A simulated person looks at what stays pending for
+    ``patience_frames`` frames: if the next true event has already happened they enter it
+    (confirming or correcting the camera), otherwise they reject the suggestion; at the end they
+    enter whatever the camera did not settle.
 
     Each applied event must be one of the true events still open (see :func:`_open_window`), or
     have the same effect on the table; anything else counts as wrong and ends the game."""
     g = make_game(game.game)
-    remaining = [g.public_event(e) for e in game.events]
+    remaining = list(enumerate(g.public_event(e) for e in game.events))
     state = g.new_state(game.players, observer=True)
     mirror = g.new_state(game.players, observer=True)  # the follower's state one event behind
     follower = TableFollower(state, inferrer_for(game.game), StabilityTracker(window=5, needed=3))
     result = FollowResult(game.game, seed, len(remaining))
 
+    def open_events() -> list[tuple[int, Event]]:
+        return remaining[:_open_window(game.game, [e for _, e in remaining])]
+
     def check_new(start: int) -> bool:
         for k in range(start, len(follower.log)):
             inference = follower.log[k]
-            window = remaining[:_open_window(game.game, remaining)]
-            j = next((i for i, true in enumerate(window)
+            window = open_events()
+            j = next((i for i, (_, true) in enumerate(window)
                       if inference.event is true or same_effect(mirror, inference.event, true)), None)
             if j is None:
                 result.wrong_applied += 1
-                expected = " or ".join(e.dumps() for e in window) or "nothing"
+                expected = " or ".join(e.dumps() for _, e in window) or "nothing"
                 result.first_problem = result.first_problem or (
                     f"event #{k}: applied {inference.event.dumps()} ({inference.why}) but the "
                     f"truth is {expected}")
                 return False
-            result.camera_right += inference.event is not window[j]
+            result.camera_right += inference.why not in ("confirmed by hand", "entered by hand")
             mirror.apply_or_raise(inference.event)
             del remaining[j]
         return True
 
-    def confirm() -> bool:
-        window = remaining[:_open_window(game.game, remaining)]
-        true = next((e for e in window if state.check(e).ok), None)
-        result.confirmed += 1
+    def enter(happened: int, now: int) -> bool | None:
+        """The person enters the next true event if it has happened (None: nothing to enter),
+        stamped with the time they entered it, as the phone does."""
+        true = next((e for k, e in open_events() if k < happened and state.check(e).ok), None)
         if true is None:
-            result.first_problem = result.first_problem or (
-                f"after event #{len(follower.log)}: no open true event is legal now")
-            return False
+            return None
+        result.confirmed += 1
         start = len(follower.log)
-        follower.confirm(true)
+        follower.confirm(Event(true.type, true.seat, true.data, now, "manual"))
         return check_new(start)
 
     waited = 0
     ok = True
-    for snapshot in snapshots:
+    for snapshot, happened in frames:
         result.frames += 1
         before = len(follower.log)
         step = follower.feed(snapshot)
@@ -369,13 +374,20 @@ def follow(game: TrueGame, snapshots: Iterable[TableSnapshot], *, seed: int = 0,
             ok = False
             break
         waited = waited + 1 if step.pending is not None else 0
-        if waited >= patience_frames and remaining:
+        if waited >= patience_frames:
             waited = 0
-            if not confirm():
+            entered = enter(happened, snapshot.ts)
+            if entered is None:
+                follower.reject()
+            elif not entered:
                 ok = False
                 break
     while ok and not state.is_over() and remaining:
-        ok = confirm()
+        entered = enter(len(game.events), follower.tracker.last_ts)
+        if not entered:
+            result.first_problem = result.first_problem or (
+                f"after event #{len(follower.log)}: no open true event is legal now")
+            ok = False
     result.exact = (ok and not result.wrong_applied and state.is_over()
                     and tuple(state.scores()) == game.scores and tuple(state.winners()) == game.winners)
     return result
@@ -385,4 +397,5 @@ def oracle_follow(game: str, seed: int, *, misread: float = 0.02) -> FollowResul
     """One bot game followed from oracle snapshots (no pixels)."""
     true = bot_game(game, seed)
     shots = script_for(true, seed)
-    return follow(true, oracle_snapshots(shots, misread=misread, seed=seed), seed=seed)
+    snapshots = oracle_snapshots(shots, misread=misread, seed=seed)
+    return follow(true, zip(snapshots, (shot.event_index for shot in shots), strict=True), seed=seed)

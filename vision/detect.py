@@ -5,18 +5,22 @@ this is the step that turns a table photo into those crops. It is classical Open
 Pi core) and assumes nothing about the table: no dark cloth, no fixed card size, any rotation,
 cards touching each other.
 
-How, in four steps:
+How, in five steps:
 
-1. *Candidates*: every contour of the frame's edges (Canny, both as found and closed a
-   little), outlines and holes alike, whose convex hull is a quadrilateral.
-2. *Snap*: each side is re-fitted as a straight line through the strongest edge near it, so
-   rounded corners and edge thickness do not bias the corners; a side without a clear straight
-   edge under most of it rejects the candidate.
-3. *Grow and split*: a candidate that is a card's inner panel is grown outwards while a clean,
-   light margin surrounds it on all four sides (cards have a light border); a candidate that
-   is two or three touching cards in a row is split where a straight edge crosses it.
-4. *Choose*: nested candidates of one card keep the outermost; a candidate tiled by smaller
-   candidates of one size is a group of touching cards and gives way to them.
+1. *Candidates*: every contour, outlines and holes alike, whose convex hull is a
+   quadrilateral, in several edge maps (Canny as found, closed a little, at half size; the
+   "paperness" image; a mask of light paper), largest first.
+2. *Snap*: each side is re-fitted as a straight line through the nearest clear edge, so rounded
+   corners and edge thickness do not bias the corners; a side without a straight edge under
+   most of it rejects the candidate.
+3. *Grow and split*: a candidate that is part of a card's face (its panel, the area beside a
+   printed band) grows outwards to the first edge with a light margin inside it (cards have a
+   light border); a candidate that is two or three touching cards in a row is split where a
+   straight edge runs right across it.
+4. *Check*: a card has a printed face (not blank, not a grid of lines along its sides) and
+   its sides stop at its corners (a checked cloth's lines run on).
+5. *Choose*: nested candidates of one card keep the outermost well-edged one; a candidate
+   tiled by smaller candidates of one size is a group of touching cards and gives way to them.
 """
 
 from __future__ import annotations
@@ -29,9 +33,9 @@ import numpy as np
 CROP_SIZE = (100, 150)
 """Width and height of every crop handed to the classifier (portrait)."""
 
-FACE_PCT = 75
 EDGE_MIN = 24.0
-"""Smallest Sobel response (on the blurred grey image) that counts as an edge: ~10 grey levels."""
+"""Smallest Sobel response (blurred grey or paperness image) that counts as an edge: a step of
+~10 grey levels."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,8 +123,9 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
 def paperness(image: np.ndarray) -> np.ndarray:
     """Grey level minus colourfulness: card paper (light and neutral) stands out from coloured
     and from dark tables alike, even where their plain grey levels are the same."""
-    top = image.max(axis=2)
-    bottom = image.min(axis=2)
+    b, g, r = cv2.split(image)
+    top = cv2.max(cv2.max(b, g), r)
+    bottom = cv2.min(cv2.min(b, g), r)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return cv2.subtract(grey, cv2.subtract(top, bottom))
 
@@ -171,11 +176,6 @@ class _Gradients:
         cv2.copyTo(px, use_paper, self.gx)
         cv2.copyTo(py, use_paper, self.gy)
 
-    def across(self, points: np.ndarray, normal: np.ndarray) -> np.ndarray:
-        """Signed derivative along ``normal`` (per point, last axis) at ``points`` (..., 2)."""
-        sx, sy = self._sample(points)
-        return sx * normal[..., 0] + sy * normal[..., 1]
-
     def edge_across(self, points: np.ndarray, normal: np.ndarray) -> np.ndarray:
         """|derivative along normal| where the edge runs along the line, else 0.
 
@@ -193,13 +193,6 @@ class _Gradients:
         sx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         sy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return sx.astype(np.float32), sy.astype(np.float32)
-
-    def level(self, points: np.ndarray) -> np.ndarray:
-        mx = np.ascontiguousarray(points[..., 0], dtype=np.float32)
-        my = np.ascontiguousarray(points[..., 1], dtype=np.float32)
-        return cv2.remap(self.blurred, mx, my, cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-
 
 def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
     h, w = image.shape[:2]
@@ -467,48 +460,6 @@ def _grown(cand: _Found, grads: _Gradients) -> list[_Found]:
     return out
 
 
-def _grow_once(cand: _Found, grads: _Gradients) -> _Found | None:
-    quad = cand.quad
-    short = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
-    n = 12
-    base, normal = _side_frames(quad, n, 0.2, 0.8)
-    far = 0.14 * short + 3.0
-    offsets = np.arange(-3.0, far + 0.01, 0.5, dtype=np.float32)
-    pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
-    flat = pts.reshape(4 * n, -1, 2)
-    across = grads.across(flat, np.repeat(normal, n, axis=0)[:, None, :]).reshape(4, n, -1)
-    levels = grads.level(flat).reshape(4, n, -1)
-    profile = np.median(across, axis=1)  # (4, offsets): a straight edge survives the median
-    start = int(np.searchsorted(offsets, 2.0))
-    inside = levels[:, :, offsets < -1.0].mean()
-    steps = []
-    for i in range(4):
-        mag = np.abs(profile[i])
-        hits = np.nonzero(mag[start:] >= EDGE_MIN)[0]
-        if len(hits) == 0:
-            return None
-        k = start + int(hits[0])
-        while k + 1 < len(mag) and mag[k + 1] > mag[k]:
-            k += 1  # climb to the peak
-        if profile[i, k] > 0:
-            return None  # the next edge out gets brighter: not the end of a light margin
-        band = levels[i, :, (offsets > 1.0) & (offsets < offsets[k] - 1.0)]
-        if band.size == 0 or band.mean() < inside - 4 or band.std() > 18:
-            return None  # the margin is darker than the inside, or not plain
-        steps.append(float(offsets[k]))
-    if max(steps) > 2.2 * min(steps) + 1.5:
-        return None  # margins of very different widths: not one card's border
-    moved = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        shift = normal[i] * steps[i]
-        moved.append((np.asarray(a + shift, np.float64), np.asarray(b - a, np.float64)))
-    corners = [_intersect(moved[i - 1], moved[i]) for i in range(4)]
-    if any(c is None for c in corners):
-        return None
-    return _snap(np.array(corners, np.float32), grads)
-
-
 def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     """The card whose light margin ends at the first outward edge around ``cand``.
 
@@ -522,7 +473,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     w = float(sides[0] + sides[2]) / 2
     h = float(sides[1] + sides[3]) / 2
-    scale = min(1.0, 60.0 / min(w, h))  # work at most 60 px across the short side
+    scale = min(1.0, 48.0 / min(w, h))  # work at most 48 px across the short side
     w, h = w * scale, h * scale
     mx, my = 0.6 * w + 4, 0.6 * h + 4
     size = (int(w + 2 * mx), int(h + 2 * my))
@@ -535,7 +486,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     rows = slice(int(my + 0.1 * h), int(my + 0.9 * h) + 1)
     cols = slice(int(mx + 0.1 * w), int(mx + 0.9 * w) + 1)
     # The margin must be lighter than the candidate's own face: paper around a panel.
-    face = float(np.percentile(view[rows, cols], FACE_PCT))
+    face = float(np.percentile(view[rows, cols], 75))
     light = max(face * 1.03, face + 4.0)
     col_edge = np.median(dx[rows], axis=0)  # + : darker on the left
     col_level = np.median(view[rows], axis=0)
@@ -655,9 +606,13 @@ def _choose(candidates: list[_Found]) -> list[_Found]:
     for i in range(n):
         if dropped[i]:
             continue
-        parts = _disjoint_parts(items, [j for j in inside[i] if items[j].area < 0.75 * items[i].area])
+        smaller = [j for j in inside[i] if items[j].area < 0.75 * items[i].area]
+        parts = _disjoint_parts(items, smaller)
         if _is_group(items[i].area, [items[j].area for j in parts]):
             continue  # touching cards seen as one; the parts stand on their own
+        if any(items[j].support > items[i].support + 0.15 and items[j].area > 0.5 * items[i].area
+               for j in inside[i]):
+            continue  # a loose outline around a well-edged card: the card is the better guess
         keep.append(items[i])
         for j in inside[i]:
             dropped[j] = True  # the same card's panel, hole or a feature of its face

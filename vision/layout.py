@@ -277,22 +277,43 @@ def zone_polygon(layout: TableLayout, zone: Zone) -> np.ndarray:
 # ---- hands over the table ---------------------------------------------------------------------
 
 class CoverWatch:
-    """Notices zones hidden by a hand or arm: pixels that are neither a found card nor the
-    empty table seen at calibration.
+    """Notices zones hidden by a hand or arm, by comparing each frame with the empty table seen
+    at calibration (a small blurred Lab picture) and with the frame before.
 
-    The empty table is kept as a small blurred Lab picture and slowly follows light changes
-    where nothing covers it. A zone counts as covered when more than ``fraction`` of it is
-    unexplained. A card the detector missed also leaves pixels unexplained, which is the safe
-    mistake: that zone's frame is skipped instead of being read as empty.
+    Colour alone misses a skin-coloured hand on a skin-coloured cloth, and brightness alone
+    takes every glare for a hand, so the cues are:
+
+    - *shape*: a hand comes with an arm, so a changed patch that reaches the frame's edge is a
+      hand when its colour (not only its brightness) differs from the table, or when it is only
+      lighter or darker but has a sharp outline or moved since the last frame (glare and soft
+      shadows have soft edges and keep still). Any zone a hand touches is covered, even by a
+      fingertip (a fingertip over a card spoils its read);
+    - *colour*: a changed patch inside a zone that no found card explains (a hand whose arm was
+      not seen, a card the detector missed) covers the zone when it fills ``fraction`` of it.
+      That is the safe mistake: the zone's frame is skipped instead of being read as empty;
+    - *time*: a zone covered in the last frame stays covered while any of a hand is still
+      over it (a hand leaving is thin and blurred).
+
+    The empty table slowly follows light changes (glare, a lamp switched on) wherever no hand,
+    card or colour change is seen.
     """
 
     SCALE = 0.25
+    SHARP = 60.0
+    """Median lightness gradient (Lab L per pixel at ``SCALE``, Sobel) along a patch's outline
+    above which it is an object, not glare: measured on rendered tables, glare stays below 56."""
+    MOVED = 0.2
+    """Share of a patch whose lightness changed since the last frame that makes it a moving
+    hand (glare keeps still)."""
 
-    def __init__(self, layout: TableLayout, empty_table: np.ndarray, *, threshold: float = 30.0,
-                 fraction: float = 0.08, follow: float = 0.05) -> None:
+    def __init__(self, layout: TableLayout, empty_table: np.ndarray, *, threshold: float = 10.0,
+                 light: float = 25.0, fraction: float = 0.08, touch: float = 0.01,
+                 follow: float = 0.05) -> None:
         self.layout = layout
-        self.threshold = threshold
+        self.threshold = threshold  # colour distance (Lab a, b) that counts as changed
+        self.light = light  # lightness change that counts as changed (Lab L)
         self.fraction = fraction
+        self.touch = touch
         self.follow = follow
         self.reference = self._lab(empty_table)
         h, w = self.reference.shape[:2]
@@ -302,6 +323,10 @@ class CoverWatch:
             poly = zone_polygon(layout, zone) * self.SCALE
             cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
             self.masks[zone.name] = mask.astype(bool)
+        self._last: set[str] = set()
+        self._previous = self.reference[..., 0].copy()
+        self.hand_mask = np.zeros((h, w), bool)
+        """Where the last frame showed a hand or arm (at ``SCALE``), for drawing and checks."""
 
     def _lab(self, frame: np.ndarray) -> np.ndarray:
         small = cv2.resize(frame, None, fx=self.SCALE, fy=self.SCALE, interpolation=cv2.INTER_AREA)
@@ -311,13 +336,59 @@ class CoverWatch:
     def covered(self, frame: np.ndarray, card_quads: Sequence[np.ndarray]) -> set[str]:
         lab = self._lab(frame)
         diff = lab - self.reference
-        distance = np.sqrt((diff[..., 0] * 0.35) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-        cards = np.zeros(distance.shape, np.uint8)
+        colour = np.hypot(diff[..., 1], diff[..., 2]) > self.threshold
+        lighter = np.abs(diff[..., 0]) > self.light
+        moved = np.abs(lab[..., 0] - self._previous) > self.light / 2
+        self._previous = lab[..., 0]
+        cards_u8 = np.zeros(colour.shape, np.uint8)
         for quad in card_quads:
-            cv2.fillConvexPoly(cards, np.round(quad * self.SCALE).astype(np.int32), 1)
-        cards = cv2.dilate(cards, np.ones((7, 7), np.uint8)).astype(bool)  # edges and shadows
-        odd = (distance > self.threshold) & ~cards
-        free = ~odd & ~cards
+            cv2.fillConvexPoly(cards_u8, np.round(quad * self.SCALE).astype(np.int32), 1)
+        cards = cv2.dilate(cards_u8, np.ones((7, 7), np.uint8)).astype(bool)  # edges and shadows
+        odd_colour = colour & ~cards
+        changed = ((colour | lighter) & ~cards).astype(np.uint8)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        hand = self._hands(changed, odd_colour, moved, diff[..., 0])
+        if hand.any():  # grow into what differs only a little but touches a hand: a palm
+            faint = (np.hypot(diff[..., 1], diff[..., 2]) > self.threshold / 2) | (
+                np.abs(diff[..., 0]) > self.light / 2)
+            count, labels = cv2.connectedComponents((faint | hand).astype(np.uint8), connectivity=8)
+            touched = np.unique(labels[hand])
+            hand = np.isin(labels, touched[touched > 0])
+        self.hand_mask = hand
+        near_hand = cv2.dilate(hand.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        found: set[str] = set()
+        for name, mask in self.masks.items():
+            if not mask.any():
+                continue
+            share = near_hand[mask].mean()
+            if (share > self.touch or odd_colour[mask].mean() > self.fraction
+                    or (name in self._last and share > 0)):
+                found.add(name)
+        self._last = found
+        free = ~near_hand & ~cards & ~odd_colour
         self.reference[free] += self.follow * (lab[free] - self.reference[free])
-        return {name for name, mask in self.masks.items()
-                if mask.any() and odd[mask].mean() > self.fraction}
+        return found
+
+    def _hands(self, changed: np.ndarray, odd_colour: np.ndarray, moved: np.ndarray,
+               lightness: np.ndarray) -> np.ndarray:
+        """The changed patches that are hands (see the class notes)."""
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        h, w = changed.shape
+        hand = np.zeros(changed.shape, bool)
+        gradient: np.ndarray | None = None
+        ring = np.ones((3, 3), np.uint8)
+        for k in range(1, count):
+            x, y, bw, bh, area = stats[k]
+            if area < 40 or not (x == 0 or y == 0 or x + bw >= w or y + bh >= h):
+                continue
+            patch = labels == k
+            if odd_colour[patch].mean() < 0.1 and moved[patch].mean() < self.MOVED:
+                if gradient is None:
+                    gradient = np.hypot(cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3),
+                                        cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3))
+                u8 = patch.astype(np.uint8)
+                outline = (cv2.dilate(u8, ring) - cv2.erode(u8, ring)).astype(bool)
+                if np.median(gradient[outline]) < self.SHARP:
+                    continue  # only lighter or darker, soft-edged and still: glare, a shadow
+            hand |= patch
+        return hand

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ducktable.rules import Event, make_game
+from ducktable.rules import Event, State, make_game
 from ducktable.rules.infer_base import Inference, Inferrer, TableFollower
 from ducktable.rules.snapshot import TableSnapshot
 from ducktable.rules.stability import StabilityTracker
@@ -268,36 +268,69 @@ class _Judge:
         return False
 
 
+class _PressesFirst(Inferrer):
+    """Wraps a game's inferrer so that the camera never applies an event it saw after a button
+    press still waiting to be applied (the press cannot be applied before the scoreboard shows
+    everything before it; the camera must not overtake it meanwhile)."""
+
+    def __init__(self, inner: Inferrer) -> None:
+        super().__init__(inner.min_confidence)
+        self.inner = inner
+        self.waiting: list[int] = []  # timestamps of presses made and not yet applied
+
+    def propose(self, state: State, table: StabilityTracker) -> Inference | None:
+        proposal = self.inner.propose(state, table)
+        if proposal is not None and self.waiting and (proposal.event.ts or 0) > min(self.waiting):
+            return None
+        return proposal
+
+    def applied(self, state: State, event: Event) -> None:
+        self.inner.applied(state, event)
+
+    def remember(self) -> dict[str, Any]:
+        return self.inner.remember()
+
+    def recall(self, memory: dict[str, Any]) -> None:
+        self.inner.recall(memory)
+
+
 def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], inferrer: Inferrer,
                   tracker: StabilityTracker, *, seed: int = 0, patience_frames: int = 15,
                   withdrawn: Callable[[], Sequence[int]] = tuple,
                   same: Callable[[Event, Event], bool] = same_event) -> ScriptResult:
     """Feed snapshots to a follower on an observer state. A simulated person presses each
-    button in its frame (once the scoreboard shows everything before it); when the camera has
-    lagged behind the table for ``patience_frames`` frames without progress, enters every true
-    event the table is ahead by (accepting the camera's pending guess where it is right); and
-    enters whatever is left at the end."""
+    button in its frame; a press is applied once the scoreboard shows everything before it,
+    and the camera applies nothing it saw after a press still waiting. When the camera has
+    lagged behind the table for ``patience_frames`` frames without progress, the person enters
+    every true event the table is ahead by (accepting the camera's pending guess where it is
+    right); and at the end whatever is left."""
     game = script.game
     g = make_game(game.game, game.options)
     truth = [g.public_event(e) for e in game.events]
     state = g.new_state(game.players, observer=True)
-    follower = TableFollower(state, inferrer, tracker)
+    gate = _PressesFirst(inferrer)
+    follower = TableFollower(state, gate, tracker)
     result = ScriptResult(game.game, seed, len(truth), true_scores=game.scores)
     for event in truth:
         result.by_type.setdefault(event.type, EventTally()).true += 1
-    presses = sorted(script.presses, key=lambda p: p.index)
-    judge = _Judge(truth, follower, result, {p.index for p in presses}, withdrawn, same)
+    presses = {p.index: p for p in script.presses}
+    press_ts = {k: script.shots[p.frame].ts if p.frame < len(script.shots) else 0 for k, p in presses.items()}
+    judge = _Judge(truth, follower, result, set(presses), withdrawn, same)
+    by_frame = sorted(script.presses, key=lambda p: (p.frame, p.index))
     next_press = 0
+    made: list[int] = []  # presses made, in order, not yet applied
     stuck = 0
     was_pending = False
 
     def enter(k: int, ts: int) -> bool:
-        """The person enters true event ``k`` at time ``ts``: a button press if it is one, else
-        by accepting the camera's pending guess when right (keeping its timestamp) or by hand."""
+        """The person enters true event ``k``: a button press if it is one, else by accepting
+        the camera's pending guess when right (keeping its timestamp) or by hand at ``ts``."""
         event = truth[k]
         pending = follower.pending
-        if k in judge.pressed:
-            verdict = follower.manual(Event(event.type, event.seat, event.data, ts, "button"))
+        if k in presses:
+            if press_ts[k] in gate.waiting:
+                gate.waiting.remove(press_ts[k])
+            verdict = follower.manual(Event(event.type, event.seat, event.data, press_ts[k], "button"))
         elif pending is not None and same(pending.event, event):
             verdict = follower.confirm()
         else:
@@ -306,32 +339,30 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
             result.first_problem = result.first_problem or f"event #{k}: the true event was refused: {verdict}"
         return verdict.ok and judge.catch_up()
 
+    def press_what_is_due() -> bool:
+        while made and made[0] <= judge.progress:
+            k = made.pop(0)
+            if k == judge.progress and not enter(k, press_ts[k]):
+                return False
+        return True
+
     ok = True
     for index, snapshot in enumerate(snapshots):
         shot = script.shots[index]
         result.frames += 1
         _count_cells(result, snapshot, shot)
         before = judge.progress
+        while next_press < len(by_frame) and by_frame[next_press].frame <= index:
+            made.append(by_frame[next_press].index)  # a button pressed in this frame
+            gate.waiting.append(press_ts[made[-1]])
+            next_press += 1
         t0 = time.perf_counter()
         step = follower.feed(snapshot)
         result.seconds["follow"] = result.seconds.get("follow", 0.0) + time.perf_counter() - t0
         if step.pending is not None and not was_pending:
             result.pending_episodes += 1
         was_pending = step.pending is not None
-        if not judge.catch_up():
-            ok = False
-            break
-        while next_press < len(presses) and presses[next_press].frame <= index:
-            press = presses[next_press]
-            if press.index < judge.progress:  # already entered while the camera was stuck
-                next_press += 1
-                continue
-            if press.index > judge.progress:
-                break  # the scoreboard does not show the events before it yet
-            ok = enter(press.index, script.shots[press.frame].ts)
-            next_press += 1
-            if not ok:
-                break
+        ok = judge.catch_up() and press_what_is_due()
         if not ok:
             break
         behind = shot.event_index > judge.progress
@@ -339,7 +370,7 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
         if stuck >= patience_frames:  # the person brings the scoreboard up to the table
             stuck = 0
             while ok and judge.progress < min(shot.event_index, len(truth)):
-                ok = enter(judge.progress, shot.ts)
+                ok = enter(judge.progress, shot.ts) and press_what_is_due()
             if not ok:
                 break
     if ok:  # the video is over: a person enters whatever the camera did not settle

@@ -263,6 +263,8 @@ class TableRenderer:
         homography, _ = cv2.findHomography(src, dst, 0)
         self.homography: np.ndarray = homography
         self._cache: dict[Any, np.ndarray] = {}
+        self._noise: list[tuple[np.ndarray, np.ndarray]] = []
+        self._quads: dict[Any, list[np.ndarray]] = {}
         self._placement = Placement
         self._compose = compose_scene
 
@@ -274,6 +276,7 @@ class TableRenderer:
         if key not in self._cache:
             if len(self._cache) > 64:
                 self._cache.clear()
+                self._quads.clear()
             placements = []
             for name, cards in zones:
                 zone = self.layout.zone(name)
@@ -285,19 +288,45 @@ class TableRenderer:
                         f"{self.game}/{label}", (x + jitter.uniform(-3, 3), y + jitter.uniform(-3, 3)),
                         jitter.uniform(-4, 4), CARD_SCALE))
             effects = zlib.crc32(repr(key).encode())
-            image = self._compose(self.seed, placements, effects, size=self.size, tilt_deg=self.tilt).image
+            scene = self._compose(self.seed, placements, effects, size=self.size, tilt_deg=self.tilt)
+            image = scene.image
             if self.markers:
                 paste_markers(image, self.layout, self.homography)
             self._cache[key] = image
+            self._quads[key] = [card.quad for card in scene.cards]
         return self._cache[key]
 
+    def card_quads(self, shot: Shot) -> list[np.ndarray]:
+        """Where the cards of ``shot`` lie in its frame (hands not considered)."""
+        self._base(shot.zones)
+        return self._quads[shot.zones]
+
     def frame(self, shot: Shot, index: int) -> np.ndarray:
+        return self.frame_and_hands(shot, index)[0]
+
+    def frame_and_hands(self, shot: Shot, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """The frame, and where hands lie in it (uint8 mask, 255 = hand or arm): the truth
+        that :class:`~ducktable.vision.layout.CoverWatch` is measured against."""
         image = self._base(shot.zones).copy()
         rng = np.random.default_rng([self.seed, index])
+        hands = np.zeros(image.shape[:2], np.uint8)
         for name in sorted(shot.covered):
-            draw_hand(image, _map(self.homography, self.layout.zone(name).centre), rng)
-        noise = rng.normal(0, 2.0, image.shape).astype(np.float32)
-        return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+            hands |= draw_hand(image, _map(self.homography, self.layout.zone(name).centre), rng)
+        return self._noisy(image, rng), hands
+
+    def _noisy(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-frame sensor noise (sigma 2): one of a few stored noise fields, shifted at random,
+        which is as good as fresh noise to the detector and a tenth of the cost."""
+        if not self._noise:
+            bank = np.random.default_rng([self.seed, 0x901])
+            for _ in range(4):
+                field = bank.normal(0, 2.0, image.shape).round()
+                self._noise.append((np.clip(field, 0, 255).astype(np.uint8),
+                                    np.clip(-field, 0, 255).astype(np.uint8)))
+        up, down = self._noise[int(rng.integers(len(self._noise)))]
+        dy, dx = int(rng.integers(image.shape[0])), int(rng.integers(image.shape[1]))
+        up, down = np.roll(up, (dy, dx), (0, 1)), np.roll(down, (dy, dx), (0, 1))
+        return cv2.subtract(cv2.add(image, up), down)
 
 
 def _map(homography: np.ndarray, xy: tuple[float, float]) -> tuple[float, float]:
@@ -332,25 +361,59 @@ def paste_markers(image: np.ndarray, layout: TableLayout, homography: np.ndarray
         image[mask] = (paint[mask].astype(np.float32) * shade).astype(np.uint8)
 
 
-def draw_hand(image: np.ndarray, target: tuple[float, float], rng: np.random.Generator) -> None:
-    """A skin-coloured hand over ``target`` with its arm reaching in from the nearest edge."""
+SKINS = np.array([[70, 100, 150], [110, 145, 200], [150, 175, 225], [45, 65, 100], [90, 125, 175]],
+                 np.float32)
+"""Skin tones (BGR), light to dark."""
+SLEEVES = np.array([[40, 40, 40], [120, 60, 30], [60, 60, 160], [200, 200, 200], [70, 110, 70],
+                    [150, 150, 150], [30, 80, 140]], np.float32)
+"""Sleeve colours (BGR): black, navy, red, white, green, grey, brown."""
+
+
+def draw_hand(image: np.ndarray, target: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
+    """A hand over ``target`` with its arm reaching in from the nearest edge, in place: shaded
+    skin (darker towards its outline), half the time a sleeve on the arm, and a soft shadow on
+    the table. Returns where it lies (uint8 mask, 255 = hand or arm)."""
     h, w = image.shape[:2]
     tx, ty = target
     edges = [(tx, -40.0), (tx, h + 40.0), (-40.0, ty), (w + 40.0, ty)]
     sx, sy = min(edges, key=lambda p: math.hypot(p[0] - tx, p[1] - ty))
-    skin = np.array([[70, 100, 150], [110, 145, 200], [150, 175, 225], [45, 65, 100]],
-                    np.float64)[int(rng.integers(4))] * rng.uniform(0.9, 1.1)
-    colour = tuple(int(v) for v in skin)
     palm = (int(tx + rng.normal(0, 8)), int(ty + rng.normal(0, 8)))
-    cv2.line(image, (int(sx), int(sy)), palm, colour, int(rng.uniform(55, 75)), cv2.LINE_AA)
-    cv2.ellipse(image, palm, (int(rng.uniform(45, 60)), int(rng.uniform(38, 50))),
-                float(rng.uniform(0, 180)), 0, 360, colour, -1, cv2.LINE_AA)
     angle = math.atan2(ty - sy, tx - sx)
+    hand = np.zeros((h, w), np.uint8)
+    arm = np.zeros((h, w), np.uint8)
+    cv2.line(arm, (int(sx), int(sy)), palm, 255, int(rng.uniform(55, 75)), cv2.LINE_AA)
+    cv2.ellipse(hand, palm, (int(rng.uniform(45, 60)), int(rng.uniform(38, 50))),
+                float(rng.uniform(0, 180)), 0, 360, 255, -1, cv2.LINE_AA)
     for k in range(5):
         a = angle + (k - 2) * 0.3
         base = (palm[0] + math.cos(a) * 40, palm[1] + math.sin(a) * 40)
         tip = (base[0] + math.cos(a) * 45, base[1] + math.sin(a) * 45)
-        cv2.line(image, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), colour, 16, cv2.LINE_AA)
+        cv2.line(hand, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), 255, 16, cv2.LINE_AA)
+    skin = SKINS[int(rng.integers(len(SKINS)))] * rng.uniform(0.9, 1.1)
+    colour = np.empty((h, w, 3), np.float32)
+    colour[:] = skin
+    if rng.random() < 0.5:  # a sleeve from a little behind the wrist
+        sleeve = np.zeros((h, w), np.uint8)
+        wrist = (palm[0] - math.cos(angle) * rng.uniform(60, 110), palm[1] - math.sin(angle) * rng.uniform(60, 110))
+        cv2.line(sleeve, (int(sx - math.cos(angle) * 50), int(sy - math.sin(angle) * 50)),
+                 (int(wrist[0]), int(wrist[1])), 255, 90)
+        colour[sleeve > 0] = SLEEVES[int(rng.integers(len(SLEEVES)))] * rng.uniform(0.85, 1.15)
+    mask = cv2.max(hand, arm)
+    x, y, bw, bh = cv2.boundingRect(mask)
+    if not bw or not bh:
+        return mask
+    pad = 40
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    cover = mask[y0:y1, x0:x1].astype(np.float32) / 255.0
+    roi = image[y0:y1, x0:x1].astype(np.float32)
+    shadow = cv2.GaussianBlur(np.roll(cover, (int(rng.integers(6, 18)), int(rng.integers(-10, 10))), (0, 1)),
+                              (0, 0), 9)
+    roi *= (1 - rng.uniform(0.25, 0.45) * shadow)[..., None]
+    rounded = 0.72 + 0.33 * cv2.GaussianBlur(cover, (0, 0), 10)  # darker towards the outline
+    paint = colour[y0:y1, x0:x1] * rounded[..., None]
+    roi += cover[..., None] * (paint - roi)
+    image[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
+    return mask
 
 
 # ---- reading frames -------------------------------------------------------------------------------

@@ -159,7 +159,7 @@ def grey_script(game: BotGame, happenings: Sequence[Happening], rng: random.Rand
             stage.settle()
             continue
         if state.phase == "swap":
-            _swap_moment(stage, state, first, lay, happen)
+            _swap_moment(stage, state, first, lay)
             continue
         hands: list[Hand] = []
         offset = 0
@@ -215,8 +215,7 @@ def _step_hands(h: Happening, offset: int, state: GreyDuckState, z: dict[str, li
 
 
 def _swap_moment(stage: Stage, state: GreyDuckState, event: Event,
-                 lay: Callable[[str, Sequence[str], Event | None], Callable[[], None]],
-                 happen: Callable[[Event], None]) -> None:
+                 lay: Callable[[str, Sequence[str], Event | None], Callable[[], None]]) -> None:
     """The swap (GREY-W1..W3): passed and returned cards shown face up in the other's spot."""
     swap = state.swap
     assert swap is not None
