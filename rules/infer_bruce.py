@@ -21,7 +21,8 @@ From that (BRUCE-T1..T5, R1, R2):
   is still to choose this is first a ``continue`` (the camera sees only the next card);
 - stop: the row leaves the table while the discard pile stays as it was (a double duck or a
   Bruce would have put the flipped card on the discard pile) and no hand reached over the draw
-  pile since the row was last read (a card flipped and swept away too fast to read);
+  pile since the row was last read (a card flipped and swept away too fast to read; "reached"
+  means covered in at least ``DRAW_REACH_FRAMES`` frames, not an arm passing over once);
 - steal: as many cards as the roll moves are shown in the steal area.
 
 What the camera cannot see comes by hand (:meth:`~ducktable.rules.infer_base.TableFollower.manual`):
@@ -43,6 +44,10 @@ ROW = middle_zone("row")
 DISCARD = middle_zone("discard")
 STEAL = middle_zone("steal")
 NEST = "nest"
+
+DRAW_REACH_FRAMES = 2
+"""Frames a hand must stay over the draw pile to count as turning a card over (an arm merely
+passing over it is shorter)."""
 MIDDLE_ZONES = (DRAW, ROW, DISCARD, STEAL)
 
 
@@ -65,6 +70,7 @@ class BruceInferrer(Inferrer):
         self._steal: tuple[str, ...] | None = ()
         self._discard_mark: tuple[str, ...] = ()  # the discard pile while the row was in play
         self._row_settled_ts = 0  # when the row last settled to what the camera accounts for
+        self._draw_reached: list[int] = []  # recent frames with a hand over the draw pile
         self._draw_gone = True  # the draw pile was seen empty since the last shuffle
         self._told_ts = -1  # when a person last entered an event: older table moments are history
 
@@ -90,6 +96,8 @@ class BruceInferrer(Inferrer):
         if table.last_ts < self._told_ts:
             return None  # the table as it was before a person told what happened since
         self._notice_clearing(state, table)
+        if table.covered_since(DRAW, table.last_ts - 1) and self._draw_reached[-1:] != [table.last_ts]:
+            self._draw_reached = [*self._draw_reached[-(DRAW_REACH_FRAMES * 4):], table.last_ts]
         if state.phase == "shuffle":
             return self._shuffle(state, table)
         if state.phase in ("reveal", "choose"):
@@ -148,7 +156,7 @@ class BruceInferrer(Inferrer):
             if table.labels(DISCARD) != self._discard_mark:
                 doubt = ("the row left the table and the discard pile changed: a card may have "
                          "been turned over unseen (a double duck or a Bruce)")
-            elif table.covered_since(DRAW, self._row_settled_ts):
+            elif sum(ts > self._row_settled_ts for ts in self._draw_reached) >= DRAW_REACH_FRAMES:
                 doubt = ("the row left the table after a hand reached over the draw pile: a card "
                          "may have been turned over unseen")
             return self._inference(table, Event("stop", seat), [ROW, DISCARD], ts,

@@ -159,6 +159,7 @@ class SittingInferrer(Inferrer):
         self._pile_seen_ts = -1  # ... and when
         self._layings: list[Laying] = []  # cards laid since the last turn, oldest first
         self._owed: list[str] = []  # cards of turns entered by hand, maybe not yet on the pile
+        self._first_look = False  # the pile not looked at since an event was entered by hand
         self._bottoms_up: set[int] = set()  # positions with a Bottoms Up card, as the engine has it
         self._leftover: set[int] = set()  # expired ones the table may still show (SIT-A15)
         self._line_before: dict[int, Labels] = {}  # the line as the engine had it
@@ -179,21 +180,30 @@ class SittingInferrer(Inferrer):
     def _watch_pile(self, table: StabilityTracker) -> None:
         """Note a card laid on the played pile: its top changed, or a hand was over it (a card
         like the one below). An emptied pile (the deck is remade) or a Bottoms Up card (expired,
-        or gone with its duck) is no play; a late card of a turn entered by hand is owed."""
+        or gone with its duck) is no play. A turn entered by hand owes its card: one already on
+        top at the first look afterwards, or one that turns up later, is that card."""
         if table.covered_since(PLAYED_ZONE, table.last_ts - self.quiet_ms):
             return  # a hand is (or just was) there: the top read is still the old card
         played = table.labels(PLAYED_ZONE)
         top = played[-1] if played else None
         changed = top != self._pile_top
-        visited = table.covered_since(PLAYED_ZONE, self._pile_seen_ts)
+        earlier = table.last_ts < self._hand_ts  # a moment from before the last entry by hand
+        first_look = self._first_look and not earlier
+        self._first_look = self._first_look and earlier
+        # at the first look after an entry by hand, only a hand there since the entry counts
+        visited = table.covered_since(PLAYED_ZONE, self._hand_ts if first_look else self._pile_seen_ts)
         self._pile_top, self._pile_seen_ts = top, table.last_ts
-        if not (changed or visited) or top is None or top == BOTTOMS_UP_CARD or top not in ACTION_BY_CARD:
+        if top is None or top == BOTTOMS_UP_CARD or top not in ACTION_BY_CARD:
+            return
+        if top in self._owed and (changed or first_look or (earlier and visited)):
+            del self._owed[:self._owed.index(top) + 1]
+            if not (first_look and visited):  # else a card like it may have come on top since
+                return
+            changed = False
+        if not (changed or visited):
             return
         if changed and table.settled(PLAYED_ZONE).first_seen_ts <= self._fresh_after:
             return  # it lay there before the table showed the last event entered by hand
-        if top in self._owed:  # the card of a turn entered by hand
-            del self._owed[:self._owed.index(top) + 1]
-            return
         if changed:
             self._owed.clear()
         self._layings.append(Laying(top, not changed))
@@ -234,7 +244,7 @@ class SittingInferrer(Inferrer):
         else:  # a turn began: its player's Bottoms Up cards expired, but still lie on the line
             self._leftover |= self._bottoms_up - now
         if by_hand and event.type not in ("shuffle", "draw"):
-            self._unsynced = True
+            self._unsynced, self._first_look = True, True
             if event.ts is not None:  # the table before that moment cannot show it
                 self._hand_ts = max(self._hand_ts, event.ts)
             else:  # no time given: trust no card on the pile until the table shows the event
@@ -266,7 +276,7 @@ class SittingInferrer(Inferrer):
         if state.is_over():
             return None
         self._now_ts = table.last_ts
-        self._watch_pile(table)  # a card of a turn entered by hand may lie there already
+        self._watch_pile(table)  # also before an entry by hand: its card may be laid there
         if table.last_ts < self._hand_ts:  # a moment from before an event entered by hand
             return self._chance(state, table, forced_only=True) if state.needs_chance() else None
         if self._unsynced and self._agrees(state, self._line(table)):

@@ -34,15 +34,18 @@ _GLYPHS = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 # ---- camera effects --------------------------------------------------------------------------
 def detector_crop(card: Image, rng: np.random.Generator, *, size: tuple[int, int] = (100, 150),
-                  jitter: float = 0.035, surround: Image | None = None) -> Image:
+                  jitter: float = 0.035, zoom: float = 0.0, surround: Image | None = None
+                  ) -> Image:
     """``card`` as the detector would cut it out: corners off by up to ``jitter`` of the size.
 
-    Where the crop reaches past the card the table shows (``surround``, or a random colour).
-    ``size`` is (width, height) of the crop.
+    ``zoom`` > 0 cuts that share off every side (the detector locked onto a frame printed
+    inside the card); < 0 takes in that much table around it. Where the crop reaches past the
+    card the table shows (``surround``, or a random colour). ``size`` is (width, height).
     """
     h, w = card.shape[:2]
     cw, ch = size
-    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    zx, zy = zoom * w, zoom * h
+    src = np.array([[zx, zy], [w - zx, zy], [w - zx, h - zy], [zx, h - zy]], np.float32)
     shift = rng.uniform(-jitter, jitter, (4, 2)) * np.array([w, h])
     slide = rng.uniform(-jitter / 2, jitter / 2, 2) * np.array([w, h])  # misalignment
     dst = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
@@ -128,7 +131,10 @@ def occlude(img: Image, rng: np.random.Generator) -> Image:
 def augment_card(card: Image, rng: np.random.Generator, *, size: tuple[int, int] = (100, 150),
                  strength: float = 1.0) -> Image:
     """One training view of ``card`` (an upright render): crop, maybe turned 180°, photographed."""
-    crop = detector_crop(card, rng, size=size, jitter=0.035 * strength,
+    r = rng.random()
+    zoom = (rng.uniform(0.04, 0.1) if r < 0.15 * strength
+            else rng.uniform(-0.06, -0.02) if r < 0.25 * strength else 0.0)
+    crop = detector_crop(card, rng, size=size, jitter=0.035 * strength, zoom=zoom,
                          surround=surface(rng, (size[0] // 2, size[1] // 2)))
     if rng.random() < 0.5:
         crop = np.ascontiguousarray(crop[::-1, ::-1])

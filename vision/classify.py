@@ -10,8 +10,8 @@ Enrolled decks (:mod:`ducktable.vision.enroll`) add prototypes, and for a game t
 enrolled deck they replace the model's own classes of that game. A crop is compared with every
 candidate; it is ``unknown`` when the ``unknown`` class (whose score includes decoy prototypes
 of invented cards) is the closest or when no card clears its threshold, and otherwise the
-closest card that clears its threshold — a wrong label is worse than none. Only onnxruntime runs here, never torch, and the
-session is created once per :class:`CardClassifier`.
+closest card that clears its threshold — a wrong label is worse than none. Only onnxruntime
+runs here, never torch, and the session is created once per :class:`CardClassifier`.
 """
 
 from __future__ import annotations

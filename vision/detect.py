@@ -8,7 +8,7 @@ cards touching each other.
 How, in five steps:
 
 1. *Candidates*: every contour, outlines and holes alike, whose convex hull is a
-   quadrilateral, in several edge maps (Canny as found, closed a little, at half size; the
+   quadrilateral, in several edge maps (Canny as found, thickened a little, at half size; the
    "paperness" image; a mask of light paper), largest first.
 2. *Snap*: each side is re-fitted as a straight line through the nearest clear edge, so rounded
    corners and edge thickness do not bias the corners; a side without a straight edge under
@@ -273,7 +273,7 @@ def _part_of_grid(cand: _Found, grads: _Gradients) -> bool:
     on into the neighbours. A square picked out of a grid has lines going on everywhere.
     """
     quad = cand.quad
-    b = np.roll(quad, -1, axis=0)
+    b = quad[_NEXT]
     direction = (b - quad) / np.maximum(np.linalg.norm(b - quad, axis=1, keepdims=True), 1e-6)
     normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1).astype(np.float32)
     ts = np.concatenate([np.linspace(-0.25, -0.08, 6), np.linspace(1.08, 1.25, 6)]).astype(
@@ -306,8 +306,8 @@ def _row_shaped(cand: _Found, settings: DetectorSettings, min_area: float,
 def _candidate_quads(grads: _Gradients, min_area: float) -> list[np.ndarray]:
     """Quadrilaterals outlined in several edge maps, largest first.
 
-    The edges as found keep a card's thin light margin apart from its panel; closed a little
-    they bridge small gaps; the paper mask outlines light margins whatever the table looks
+    The edges as found keep a card's thin light margin apart from its panel; thickened a
+    little they bridge small gaps; the paper mask outlines light margins whatever the table looks
     like; edges at half size, smoothed, ignore fine patterns (a card back's lattice, wood
     grain) that break a card's outline into pieces at full size.
     """
@@ -318,7 +318,7 @@ def _candidate_quads(grads: _Gradients, min_area: float) -> list[np.ndarray]:
     half = cv2.GaussianBlur(cv2.resize(blurred, (w // 2, h // 2), interpolation=cv2.INTER_AREA),
                             (0, 0), 1.0)
     half_edges = cv2.Canny(half, 15, 40, L2gradient=True)
-    maps = ((edges, 1.0), (cv2.morphologyEx(edges, cv2.MORPH_CLOSE, square), 1.0),
+    maps = ((edges, 1.0),
             (cv2.dilate(edges, np.ones((2, 2), np.uint8)), 1.0), (cv2.dilate(edges, square), 1.0),
             (_paper_mask(blurred), 1.0), (half_edges, 2.0), (cv2.dilate(half_edges, square), 2.0),
             (cv2.Canny(grads.paper, 20, 50, L2gradient=True), 1.0))
@@ -330,7 +330,7 @@ def _candidate_quads(grads: _Gradients, min_area: float) -> list[np.ndarray]:
             _, _, bw, bh = cv2.boundingRect(contour)
             if bw * bh * scale * scale < min_area * 0.7 or min(bw, bh) * scale < 10:
                 continue
-            quad = _quad_of(contour)
+            quad = _quad_of(contour, min_area * 0.6 / (scale * scale))
             if quad is None:
                 continue
             quad = quad * scale
@@ -357,15 +357,16 @@ def _paper_mask(blurred: np.ndarray) -> np.ndarray:
             .astype(np.uint8) * 255)
 
 
-def _quad_of(contour: np.ndarray) -> np.ndarray | None:
-    """The quadrilateral around a contour, or None when its hull is not 4-sided.
+def _quad_of(contour: np.ndarray, min_area: float = 0.0) -> np.ndarray | None:
+    """The quadrilateral around a contour, or None when its hull is not 4-sided or its hull
+    is smaller than ``min_area`` (the quad's corners are hull points, so it is no larger).
 
     The hull, not the contour, is judged: the hole just inside a card's outline often runs
     round the inner panel too, so only its hull is card-shaped.
     """
     hull = cv2.convexHull(contour)
     hull_area = cv2.contourArea(hull)
-    if hull_area <= 0:
+    if hull_area <= 0 or hull_area < min_area:
         return None
     perimeter = cv2.arcLength(hull, True)
     for eps in (0.02, 0.035, 0.05):
@@ -387,7 +388,7 @@ def _side_frames(quad: np.ndarray, n: int, t0: float = 0.12, t1: float = 0.88
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Sample points along each side (4, n, 2) and each side's outward normal (4, 2)."""
     a = quad
-    b = np.roll(quad, -1, axis=0)
+    b = quad[_NEXT]
     ts = np.linspace(t0, t1, n, dtype=np.float32)
     base = a[:, None, :] + ts[None, :, None] * (b - a)[:, None, :]
     direction = (b - a) / np.maximum(np.linalg.norm(b - a, axis=1, keepdims=True), 1e-6)
@@ -397,7 +398,7 @@ def _side_frames(quad: np.ndarray, n: int, t0: float = 0.12, t1: float = 0.88
 
 def _snap(quad: np.ndarray, grads: _Gradients) -> _Found | None:
     """Refit each side on the strongest nearby edge; None when a side has no clear edge."""
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
     if sides.min() < 8:
         return None
     n = int(min(32, max(10, sides.max() / 4)))
@@ -470,7 +471,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     that is just ``cand`` again or when a side finds no such edge.
     """
     quad = cand.quad
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
     w = float(sides[0] + sides[2]) / 2
     h = float(sides[1] + sides[3]) / 2
     scale = min(1.0, 48.0 / min(w, h))  # work at most 48 px across the short side
@@ -541,7 +542,7 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings
     """Ways to cut ``quad`` into 2 or 3 card-shaped pieces along lines that lie on an edge."""
     out = []
     for axis in (0, 1):  # cut across sides 0/2 or across sides 1/3
-        q = quad if axis == 0 else np.roll(quad, -1, axis=0)
+        q = quad if axis == 0 else quad[_NEXT]
         for k in (2, 3):
             pieces = []
             cuts = []
@@ -648,9 +649,12 @@ def _non_overlapping(keep: list[_Found]) -> list[_Found]:
 
 # ---- geometry -----------------------------------------------------------------------------------
 
+_NEXT = np.array([1, 2, 3, 0])
+_PREV = np.array([3, 0, 1, 2])
+
 
 def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float) -> bool:
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
     a = (sides[0] + sides[2]) / 2
     b = (sides[1] + sides[3]) / 2
     if min(a, b) <= 0:
@@ -667,13 +671,10 @@ def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float) -> bool
 
 def _corner_angles_ok(quad: np.ndarray, max_cos: float) -> bool:
     """Every corner within acos(max_cos) of a right angle (0.5: between 60 and 120 degrees)."""
-    for i in range(4):
-        u = quad[i - 1] - quad[i]
-        v = quad[(i + 1) % 4] - quad[i]
-        cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
-        if abs(cos) > max_cos:
-            return False
-    return True
+    u = quad[_PREV] - quad
+    v = quad[_NEXT] - quad
+    cos = (u * v).sum(axis=1) / (np.sqrt((u * u).sum(axis=1) * (v * v).sum(axis=1)) + 1e-9)
+    return bool(np.abs(cos).max() <= max_cos)
 
 
 def _area(quad: np.ndarray) -> float:
@@ -687,18 +688,18 @@ def _intersection(a: np.ndarray, b: np.ndarray) -> float:
 
 def _clockwise(quad: np.ndarray) -> np.ndarray:
     """The same corners, listed clockwise on screen (y down)."""
-    x, y = quad[:, 0], quad[:, 1]
-    signed = float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = quad.tolist()
+    signed = (x0 * y1 - x1 * y0) + (x1 * y2 - x2 * y1) + (x2 * y3 - x3 * y2) + (x3 * y0 - x0 * y3)
     return quad if signed > 0 else quad[::-1].copy()
 
 
 def _order_portrait(quad: np.ndarray) -> np.ndarray:
     """TL, TR, BR, BL with TL-TR a short side, the upright reading nearer to the frame's."""
     quad = _clockwise(quad.astype(np.float32))
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
     start = 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
-    first = np.roll(quad, -start, axis=0)
-    second = np.roll(quad, -(start + 2), axis=0)
+    first = quad[(np.arange(4) + start) % 4]
+    second = quad[(np.arange(4) + start + 2) % 4]
     # Of the two readings, prefer the one whose top edge lies higher in the frame.
     top_first = float(first[0, 1] + first[1, 1])
     top_second = float(second[0, 1] + second[1, 1])

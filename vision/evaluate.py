@@ -404,14 +404,16 @@ Input: one upright card crop (any size; the detector gives 100 x 150), resized t
 divided by {m['input']['std']}. Output: a {m['embedding_dim']}-d unit embedding and cosine
 similarities to {len(m['labels'])} class prototypes: every card face of DUCK, Duck Duck Bruce,
 Grey Duck, Sitting Ducks and Ducky Ducky (game-qualified, e.g. `duck/yellow-5`), `back` and
-`unknown`. A crop is `unknown` unless its best similarity clears the threshold
-({m['thresholds']['class']} for the model's classes, {m['thresholds']['prototype']} for enrolled
-prototypes). Enrolled decks add prototypes (see `ducktable.vision.enroll`).
+`unknown`. A crop is `unknown` when `unknown` (or one of its decoys, below) is the closest
+class, or when nothing clears its threshold ({m['thresholds']['class']} for the model's classes,
+{m['thresholds']['prototype']} for enrolled prototypes). Enrolled decks add prototypes and
+replace the model's own classes of their game (see `ducktable.vision.enroll`).
 
 ## Data and training
 
 Only synthetic images. Reference-edition renders (`ducktable.vision.render`) are cut out as a
-detector would (corner jitter up to 3.5% of the size, misalignment, table showing at an edge),
+detector would (corner jitter up to 3.5% of the size, misalignment, table showing at an edge,
+the crop locked onto a frame printed inside the card),
 turned 180° half the time, sometimes covered by a fingertip or reduced in resolution, then lit
 (brightness, contrast, gamma, gradients, glare, colour casts), blurred (Gaussian or motion), given
 sensor noise and JPEG loss (`ducktable.vision.augment`). Besides our classes the network learns
@@ -440,7 +442,7 @@ The shipped model is the fp32 one. Confusion matrix of the reference crops: ![](
 ## Limits
 
 Trained and measured on drawings, not on photos of the printed games: a real deck should be
-enrolled (two photos per card are enough for the alternate edition above). Crops must be upright
+enrolled (the alternate edition above stands in for such a printing). Crops must be upright
 or upside down (the detector's output); sideways crops are not handled. A retrained model changes
 the embedding, so enrolled decks must be enrolled again (the classifier refuses stale ones).
 """

@@ -350,8 +350,8 @@ class CoverWatch:
         hand = self._hands(changed, odd_colour, moved, diff[..., 0])
         if hand.any():  # grow into what differs only a little but touches a hand: a palm
             faint = (np.hypot(diff[..., 1], diff[..., 2]) > self.threshold / 2) | (
-                np.abs(diff[..., 0]) > self.light / 2)
-            count, labels = cv2.connectedComponents((faint | hand).astype(np.uint8), connectivity=8)
+                diff[..., 0] > self.light / 2) | lighter  # a hand's shadow is only darker
+            count, labels = cv2.connectedComponents(((faint & ~cards) | hand).astype(np.uint8), connectivity=8)
             touched = np.unique(labels[hand])
             hand = np.isin(labels, touched[touched > 0])
         self.hand_mask = hand

@@ -42,11 +42,11 @@ _PALETTES: dict[str, dict[str, BGR]] = {
         "black": (25, 25, 25), "sky": (235, 205, 150),
     },
     "alternate": {
-        "yellow": (70, 220, 240), "blue": (150, 70, 40), "red": (70, 20, 160),
-        "orange": (60, 150, 235), "lime": (90, 230, 190), "green": (90, 120, 20),
-        "teal": (120, 120, 40), "purple": (120, 60, 90), "pink": (200, 150, 230),
-        "brown": (60, 90, 110), "grey": (160, 150, 140), "white": (235, 240, 240),
-        "black": (60, 40, 30), "sky": (170, 190, 250),
+        "yellow": (90, 230, 250), "blue": (230, 140, 60), "red": (60, 30, 175),
+        "orange": (40, 160, 255), "lime": (70, 230, 150), "green": (80, 140, 0),
+        "teal": (140, 170, 20), "purple": (170, 60, 130), "pink": (200, 140, 250),
+        "brown": (50, 90, 150), "grey": (150, 150, 150), "white": (235, 240, 240),
+        "black": (50, 35, 30), "sky": (170, 190, 250),
     },
 }
 
@@ -394,6 +394,8 @@ def _draw_duck_game(cv: _Canvas, label: str, attrs: dict) -> None:
             cv.ellipse((100, 150), (62, 62), 0, ring_a if k % 2 == 0 else ring_b, 18,
                        arc=(k * 45, k * 45 + 45))
         cv.text(str(attrs["value"]), (100, 150), 36, cv.style.index_font, cv.colour("white"), 4)
+        if attrs["value"] in (6, 9):  # the centre number, too, must not read 9 for 6 when turned
+            cv.line((86, 177), (114, 177), cv.colour("white"), 4)
     else:  # towel
         stripes = ("red", "white", "blue", "white", "yellow", "white")
         for k in range(13):

@@ -289,10 +289,11 @@ def write_manifest(model_path: Path, labels: Sequence[str], thresholds: dict[str
 def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
     """Pick the two rejection thresholds by running the classifier on held-out invented decks.
 
-    * class threshold: the lowest that calls at least 99% of held-out invented cards
-      ``unknown``, while losing at most 0.3% of correct reference crops;
-    * prototype threshold: the same trade-off for enrolled prototypes, measured by enrolling
-      half of the held-out decks from two views per card and querying all of them.
+    * class threshold: the highest that still keeps (all but 0.3% of) the reference crops the
+      model reads right — everything less similar than that is called ``unknown``;
+    * prototype threshold: the best trade-off for enrolled prototypes (at least 97% of cards
+      from decks not enrolled rejected, as many enrolled cards right as possible), measured by
+      enrolling half of the held-out invented decks from two views per card.
     """
     from ducktable.vision.classify import CardClassifier, Prototypes
     from ducktable.vision.enroll import prototype_from_crops
@@ -302,32 +303,25 @@ def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
     labels = list(clf.manifest.labels)
     faces = [face_image(lab) for lab in labels if "/" in lab]
     size = (INPUT_W * 3 // 2, INPUT_H * 3 // 2)
-    ref_crops = [augment.augment_card(f, rng, size=size) for f in faces for _ in range(3)]
-    ref_truth = [labels[k] for k in range(len(faces)) for _ in range(3)]
+    ref_crops = [augment.augment_card(f, rng, size=size) for f in faces for _ in range(5)]
+    ref_truth = [labels[k] for k in range(len(faces)) for _ in range(5)]
     foreign = [augment.foreign_card(f, m, width=BASE_W, height=BASE_H)
                for f in CALIBRATION_FAMILIES for m in range(MEMBERS)]
-    foreign_crops = [augment.augment_card(c, rng, size=size) for c in foreign]
     grid = np.round(np.arange(0.2, 0.95, 0.01), 2)
 
     def with_thresholds(c: CardClassifier, cls: float, proto: float) -> CardClassifier:
         manifest = replace(c.manifest, class_threshold=float(cls), prototype_threshold=float(proto))
         return CardClassifier(c.session, manifest, c.prototypes)
 
-    class_t = float(grid[-1])
+    base = _base_error(clf, ref_crops, ref_truth)
+    class_t = float(grid[0])
     for t in grid:
         trial = with_thresholds(clf, t, 0.99)
-        rejected = np.mean([r.label == UNKNOWN for r in trial.classify(foreign_crops)])
-        if rejected >= 0.99:
-            class_t = float(t)
-            break
-    # never give up more than 0.3% of right answers on our own cards for it
-    while class_t > grid[0]:
-        trial = with_thresholds(clf, class_t, 0.99)
-        lost = np.mean([r.label != t for r, t in zip(trial.classify(ref_crops), ref_truth,
+        lost = np.mean([r.label != w for r, w in zip(trial.classify(ref_crops), ref_truth,
                                                         strict=True)])
-        if lost <= 0.003 + _base_error(clf, ref_crops, ref_truth):
+        if lost > base + 0.003:
             break
-        class_t = round(class_t - 0.01, 2)
+        class_t = float(t)
 
     enrolled = [i for i in range(len(CALIBRATION_FAMILIES)) if i % 2 == 0]
     names, vectors = [], []
@@ -376,7 +370,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="torch threads (1 is faster when other jobs share the CPU)")
     parser.add_argument("--no-evaluate", action="store_true",
                         help="skip the benchmark and model card (quick experiments)")
+    parser.add_argument("--recalibrate", type=Path, metavar="MODEL",
+                        help="only re-pick the thresholds of an existing model (no torch needed)")
     args = parser.parse_args(argv)
+    if args.recalibrate is not None:
+        return _recalibrate(args.recalibrate)
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -416,6 +414,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ducktable.vision import evaluate
 
         evaluate.main(["--model", str(model_path), "--write-card"])
+    return 0
+
+
+def _recalibrate(model_path: Path) -> int:
+    path = manifest_path(model_path)
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    thresholds = calibrate(model_path)
+    manifest["thresholds"] = thresholds
+    path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    print(f"thresholds of {model_path}: {thresholds}")
     return 0
 
 

@@ -43,6 +43,19 @@ class Table:
             applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, self.zones)).applied]
         return applied
 
+    def glimpse(self, *frames: dict[str, list[str] | None]) -> list[Event]:
+        """Show one frame per dict: the table with those zones read differently (a hand over
+        them: None, a misread card) in that frame only; the table itself does not change."""
+        applied = []
+        for overrides in frames:
+            zones = dict(self.zones)
+            for key, labels in overrides.items():
+                seat, kind = key[1:].split("_")
+                zones[seat_zone(int(seat), kind)] = labels
+            self.ts += 66
+            applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, zones)).applied]
+        return applied
+
     def kinds(self) -> list[tuple[str, int | None, dict]]:
         return [(i.event.type, i.event.seat, dict(i.event.data)) for i in self.follower.log]
 
@@ -196,3 +209,77 @@ def test_duck_called_by_hand_is_accepted():
     assert table.follower.manual(Event("duck", 1)).ok
     assert table.state.phase == "reveal"
 
+
+
+def stack(table: Table, seat: int, top: str) -> list[Event]:
+    """A hand pushes the shown cards of ``seat`` onto its pile (covering both for two frames)."""
+    hand = {f"s{seat}_reveal": None, f"s{seat}_discard": None}
+    return table.glimpse(hand, hand) + table.lay(**{f"s{seat}_reveal": [], f"s{seat}_discard": [top]})
+
+
+def round_trip() -> Table:
+    """Two turns around the table (deck draws inferred when the next player shows cards):
+    seat 2's pile ends with two red-2 on top, and seat 0 has just played blue-3."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    for seat, card in ((2, "red-2"), (0, "yellow-3"), (1, "yellow-1"), (2, "red-2"), (0, "blue-3")):
+        table.lay(**{f"s{seat}_reveal": [card]})  # the previous player drew from the deck
+        stack(table, seat, card)
+    assert [e.type for e in (i.event for i in table.follower.log)].count("play") == 6
+    assert table.state.phase == "draw" and table.state.turn == 0
+    return table
+
+
+def test_DUCK_A3_look_alike_play_waits_until_the_pile_is_read_again_after_the_hand():
+    """A pile still read as before the hand came must not pass for "the top looks the same":
+    seat 1 shows yellow-1 and red-1 on a yellow-1 pile and stacks them with red-1 on top, and
+    the first reads after the hand are unsure (oracle replay, 4 players, seed 8 applied such a
+    play with the wrong card on top)."""
+    table = round_trip()
+    table.lay(s1_reveal=["yellow-1", "red-1"])  # seat 1 shows a set
+    assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok  # look-alike: by hand
+    hand = {"s1_reveal": None, "s1_discard": None}
+    applied = table.glimpse(hand, hand, *({"s1_reveal": [], "s1_discard": [c]}
+                                          for c in ("red-1", "blue-1", "red-1", "red-1", "red-1")))
+    assert [(e.type, e.seat, e.data["cards"]) for e in applied] == [("play", 1, ["yellow-1", "red-1"])]
+
+
+def test_DUCK_A4_take_is_held_when_the_next_player_had_shown_the_card_now_on_top():
+    """Seat 1 (next after 0) shows yellow-1 while seat 0's draw is unsure, then stacks it on
+    its pile, whose card under the top is also yellow-1: that looks exactly like seat 0 taking
+    seat 1's top card, so it is held, not applied (oracle replay, 4 players, seed 73)."""
+    table = round_trip()
+    table.lay(s1_reveal=[UNKNOWN])  # an unreadable card: seat 0's deck draw waits for a person
+    assert table.follower.pending is not None and table.state.phase == "draw"
+    table.lay(s1_reveal=["blue-7"])
+    assert table.lay(s1_reveal=[], s1_discard=["blue-7"]) == []  # blue-7 was under yellow-1
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"source": "left"}
+    assert "already started" in pending.why
+
+
+def test_waiting_event_stays_pending_when_its_evidence_goes_away():
+    table = round_trip()
+    table.lay(s1_reveal=["yellow-1"])  # seat 2's pile shows red-2 on red-2: deck or take?
+    pending = table.follower.pending
+    assert pending is not None and "two equal cards" in pending.why
+    hand = {"s1_reveal": None, "s1_discard": None}
+    table.glimpse(hand, hand)
+    table.lay(s1_reveal=[])  # stacked onto the yellow-1 already on top: nothing to see
+    assert table.follower.pending == pending
+
+
+def test_confirmed_event_lets_the_follower_replay_what_the_table_did_meanwhile():
+    """While seat 0's draw waits for a person, seat 1 plays and takes seat 0's top card, and
+    seat 2 starts. Read from the final table alone, that take is unsure (seat 2 had already
+    started); walking the kept moments, it is seen before seat 2 started (DUCK-A4)."""
+    table = round_trip()
+    table.lay(s1_reveal=["blue-1"])
+    assert table.follower.pending is not None  # look-alike pile: seat 0's draw is unsure
+    table.lay(s1_reveal=[], s1_discard=["blue-1"])
+    table.lay(s0_discard=["yellow-3"])  # seat 1 takes blue-3 from seat 0 (its right)
+    table.lay(s2_reveal=["red-3"])
+    assert len(table.follower.log) == 12  # still waiting at seat 0's draw
+    assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok
+    assert table.kinds()[13:] == [("play", 1, {"cards": ["blue-1"]}), ("draw", 1, {"source": "right"})]
+    assert table.follower.pending is None and table.state.turn == 2

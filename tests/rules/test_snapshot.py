@@ -111,3 +111,51 @@ def test_confidence_is_the_mean_of_the_agreeing_reads():
 def test_tracker_refuses_votes_that_could_tie(window, needed):
     with pytest.raises(ValueError, match="more than half"):
         StabilityTracker(window=window, needed=needed)
+
+
+def test_a_new_card_count_with_a_disputed_card_settles_that_card_as_unknown():
+    """Three cards clearly appeared but the first is read three ways: "three cards, one
+    unclear" must not look like "nothing changed" (an oracle replay with 5% misreads read a
+    shown set as nothing shown, then the stacked set as a single card)."""
+    tracker = StabilityTracker(window=5, needed=3)
+    for i, first in enumerate(["yellow-5", "red-0", "red-7", "yellow-5", UNKNOWN]):
+        tracker.update(snapshot_of(i, {"z": [first, "yellow-5", "red-5"]}))
+    assert tracker.labels("z") == (UNKNOWN, "yellow-5", "red-5")
+    assert tracker.settled("z").confidence == 0.0
+    feed(tracker, {"z": ["yellow-5", "yellow-5", "red-5"]}, 2, start=400)
+    assert tracker.labels("z") == ("yellow-5", "yellow-5", "red-5")  # 3 of 5 now agree
+
+
+def test_a_disputed_card_keeps_the_old_content_while_the_count_is_the_same():
+    tracker = StabilityTracker(window=5, needed=3, initial={"z": ["red-1"]})
+    for i, label in enumerate(["red-2", "blue-2", "yellow-2", "red-2", "blue-3"]):
+        tracker.update(snapshot_of(i, {"z": [label]}))
+    assert tracker.labels("z") == ("red-1",)
+
+
+def test_a_zone_is_fresh_only_once_read_again_after_a_hand_left_it():
+    """Right after a hand, the settled content is what lay there before the hand came."""
+    tracker = StabilityTracker(window=5, needed=3)
+    feed(tracker, {"z": ["red-1"]}, 5)
+    assert tracker.fresh("z")
+    feed(tracker, {"z": None}, 2, start=400)
+    assert not tracker.fresh("z") and tracker.labels("z") == ("red-1",)
+    tracker.update(snapshot_of(600, {"z": ["red-2"]}))
+    tracker.update(snapshot_of(666, {"z": ["red-1"]}))
+    tracker.update(snapshot_of(733, {"z": ["red-2"]}))
+    assert not tracker.fresh("z")  # read since, but not yet agreeing with the settled content
+    tracker.update(snapshot_of(800, {"z": ["red-2"]}))
+    assert tracker.labels("z") == ("red-2",) and tracker.fresh("z")
+
+
+def test_a_copy_keeps_the_moment_and_the_signature_tells_moments_apart():
+    tracker = StabilityTracker(window=3, needed=2)
+    feed(tracker, {"z": ["red-1"]}, 3)
+    moment = tracker.copy()
+    same = tracker.signature()
+    feed(tracker, {"z": ["red-1"]}, 2, start=300)
+    assert tracker.signature() == same  # nothing a reader could ask about changed
+    feed(tracker, {"z": ["blue-4"]}, 2, start=500)
+    assert tracker.signature() != same
+    assert moment.labels("z") == ("red-1",) and tracker.labels("z") == ("blue-4",)
+    assert moment.signature() == same

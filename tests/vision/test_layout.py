@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 from ducktable.vision.layout import CoverWatch, LayoutError, SeenCard, TableLayout, duck_layout, zone_reads
@@ -75,3 +76,58 @@ def test_cover_watch_flags_a_hand_but_not_cards_it_was_told_about():
     x, y = layout.zone("seat1.reveal").centre
     frame[int(y) - 60:int(y) + 60, int(x) - 60:int(x) + 60] = (80, 120, 190)  # a hand
     assert watch.covered(frame, [card.quad]) == {"seat1.reveal"}
+
+
+def table_of(colour, seed=1):
+    rng = np.random.default_rng(seed)
+    return np.clip(rng.normal(colour, 3, (720, 1280, 3)), 0, 255).astype(np.uint8)
+
+
+def test_cover_watch_flags_every_zone_a_drawn_hand_touches_and_no_far_zone():
+    from ducktable.vision.table_video import draw_hand
+
+    layout = identity_layout()
+    empty = table_of((70, 120, 60))  # green felt
+    watch = CoverWatch(layout, empty)
+    assert watch.covered(empty.copy(), []) == set()
+    frame = empty.copy()
+    hands = draw_hand(frame, layout.zone("seat0.discard").centre, np.random.default_rng(3))
+    found = watch.covered(frame, [])
+    touched = {z.name for z in layout.zones
+               if hands[int(z.y):int(z.y + z.h), int(z.x):int(z.x + z.w)].mean() > 0.02 * 255}
+    assert "seat0.discard" in found and touched <= found
+    assert not {"seat2.discard", "seat2.reveal", "middle.lifebelt"} & found  # the far side
+
+
+def test_cover_watch_sees_a_hand_the_colour_of_the_table_by_its_sharp_outline():
+    """Skin on a skin-coloured cloth differs only in lightness; glare does too, but is soft."""
+    layout = identity_layout()
+    skin = (110, 145, 200)
+    empty = table_of(skin)
+    watch = CoverWatch(layout, empty)
+    x, y = layout.zone("seat1.reveal").centre
+    frame = empty.copy()
+    cv2.line(frame, (int(x), 719), (int(x), int(y)), tuple(int(c * 0.7) for c in skin), 60)  # arm
+    cv2.circle(frame, (int(x), int(y)), 50, tuple(int(c * 0.7) for c in skin), -1)  # palm
+    assert "seat1.reveal" in watch.covered(frame, [])
+    glare = np.zeros((720, 1280), np.float32)
+    glare[700, 100] = 1.0
+    glare = cv2.GaussianBlur(glare, (0, 0), 60)
+    shone = np.clip(empty + (70 / glare.max()) * glare[..., None], 0, 255).astype(np.uint8)
+    watch.covered(shone, [])  # appearing at once, it may pass for a hand for one frame
+    assert watch.covered(shone, []) == set()
+
+
+def test_cover_watch_keeps_a_zone_covered_while_a_hand_leaves_it():
+    layout = identity_layout()
+    empty = table_of((70, 120, 60))
+    watch = CoverWatch(layout, empty)
+    x, y = layout.zone("seat1.discard").centre
+    frame = empty.copy()
+    cv2.line(frame, (int(x), 719), (int(x), int(y)), (110, 145, 200), 60)
+    assert "seat1.discard" in watch.covered(frame, [])
+    leaving = empty.copy()
+    top = int(layout.zone("seat1.discard").y + layout.zone("seat1.discard").h) - 3
+    cv2.line(leaving, (int(x), 719), (int(x), top), (110, 145, 200), 60)  # the fingertips remain
+    assert "seat1.discard" in watch.covered(leaving, [])
+    assert "seat1.discard" not in watch.covered(empty.copy(), [])
