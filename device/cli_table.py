@@ -127,7 +127,8 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
         except ModelError as exc:
             raise UserError(f"the classifier cannot be loaded: {exc}") from None
     totals = {"games": 0, "exact": 0, "true_events": 0, "camera_right": 0, "confirmed": 0,
-              "wrong_applied": 0, "frames": 0, "cells_read": 0, "cells_right": 0, "follow_s": 0.0}
+              "accepted": 0, "pending_episodes": 0, "wrong_applied": 0, "frames": 0, "cells_read": 0,
+              "cells_right": 0, "follow_s": 0.0}
     start = time.perf_counter()
     for k in range(args.games):
         seed = args.seed + k
@@ -142,28 +143,30 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
             print(f"game {seed}: stopped: {exc}")
             totals["games"] += 1
             continue
-        for key in ("true_events", "camera_right", "confirmed", "wrong_applied", "frames", "cells_read",
-                    "cells_right"):
+        for key in ("true_events", "camera_right", "confirmed", "accepted", "pending_episodes",
+                    "wrong_applied", "frames", "cells_read", "cells_right"):
             totals[key] += getattr(result, key)
         totals["games"] += 1
         totals["exact"] += result.exact_scores
         totals["follow_s"] += result.seconds.get("follow", 0.0)
         line = {"seed": seed, "exact": result.exact_scores, "events": result.true_events,
                 "camera_right": result.camera_right, "confirmed": result.confirmed,
+                "accepted": result.accepted, "pending_episodes": result.pending_episodes,
                 "wrong_applied": result.wrong_applied, "frames": result.frames,
                 "seconds": {k: round(v, 2) for k, v in result.seconds.items()}}
         if result.first_problem:
             line["problem"] = result.first_problem
         print(json.dumps(line) if args.json else
               f"game {seed}: {'exact' if result.exact_scores else 'DIFFERENT'} scores, "
-              f"{result.camera_right}/{result.true_events} events by camera, {result.confirmed} confirmed "
+              f"{result.camera_right}/{result.true_events} events by camera, {result.confirmed} entered "
               f"by hand, {result.wrong_applied} wrong" + (f" ({result.first_problem})" if result.first_problem else ""))
     g, n = totals["games"], max(1, totals["true_events"])
     follow_ms = 1000 * totals["follow_s"] / max(1, totals["frames"])
     summary = {
         "games": g, "exact_scores": totals["exact"], "exact_rate": round(totals["exact"] / g, 4),
         "event_accuracy_camera_alone": round(totals["camera_right"] / n, 4),
-        "confirmed_by_hand": totals["confirmed"], "wrong_applied": totals["wrong_applied"],
+        "entered_by_hand": totals["confirmed"], "camera_guess_accepted": totals["accepted"],
+        "pending_episodes": totals["pending_episodes"], "wrong_applied": totals["wrong_applied"],
         "zone_read_accuracy": round(totals["cells_right"] / max(1, totals["cells_read"]), 4),
         "tracker_and_inference_ms_per_frame": round(follow_ms, 3),
         "tracker_fps_one_core": round(1000 / follow_ms) if follow_ms else None,

@@ -182,7 +182,7 @@ class SittingInferrer(Inferrer):
         like the one below). An emptied pile (the deck is remade) or a Bottoms Up card (expired,
         or gone with its duck) is no play. A turn entered by hand owes its card: one already on
         top at the first look afterwards, or one that turns up later, is that card."""
-        if table.covered_since(PLAYED_ZONE, table.last_ts - self.quiet_ms):
+        if not table.fresh(PLAYED_ZONE):
             return  # a hand is (or just was) there: the top read is still the old card
         played = table.labels(PLAYED_ZONE)
         top = played[-1] if played else None
@@ -197,6 +197,7 @@ class SittingInferrer(Inferrer):
             return
         if top in self._owed and (changed or first_look or (earlier and visited)):
             del self._owed[:self._owed.index(top) + 1]
+            self._layings = [lay for lay in self._layings if not lay.look_alike]
             if not (first_look and visited):  # else a card like it may have come on top since
                 return
             changed = False
@@ -262,11 +263,11 @@ class SittingInferrer(Inferrer):
                         next((lay for lay in self._layings if lay.card == card), None))
             if used is not None:
                 self._layings.remove(used)
-                self._layings = [lay for lay in self._layings if not lay.look_alike]
             elif by_hand:
                 self._owed.append(card)
             else:
                 self._layings.clear()
+        self._layings = [lay for lay in self._layings if not lay.look_alike]
         self._leftover.clear()
         length = len(state.gallery.spots)
         self._emptied = {p: _body(self._line_before.get(p, ())) for p in POSITIONS if p > length}

@@ -331,6 +331,12 @@ def run(model_path: Path, *, quick: bool = False, seed: int = 2024,
     speed_crops = crops[:: max(1, len(crops) // 60)]
     fig.put("ms_per_card_fp32", round(ms_per_card(model_path, speed_crops), 3),
             "1 thread, batch 1, preprocessing included")
+    try:
+        import onnx  # noqa: F401  (onnxruntime's quantiser needs it: the `train` extra)
+    except ImportError:
+        print("(onnx is not installed: int8 figures skipped; pip install -e '.[train]')")
+        fig.put("cpu", platform.processor() or platform.machine())
+        return fig
     with tempfile.TemporaryDirectory() as tmp:
         calib = reference_crops(clf, 1, seed + 1)[0][::2]
         int8 = quantize_int8(model_path, Path(tmp), calib)
