@@ -104,10 +104,31 @@ class DuckInferrer(Inferrer):
         if state.phase == "deal":
             return self._deal(state, table)
         if state.phase == "play":
-            return self._play_or_duck(state, table)
+            return self._unexplained(state, table, self._play_or_duck(state, table))
         if state.phase == "draw":
-            return self._draw(state, table)
+            return self._unexplained(state, table, self._draw(state, table))
         return self._reveal(state, table)
+
+    def _unexplained(self, state: DuckState, table: StabilityTracker,
+                     proposal: Inference | None) -> Inference | None:
+        """Hold a play or draw while another pile shows what the game does not explain.
+
+        A pile whose top changed although no event of the turn touches it means a misread
+        (a classifier mistaking one card for another every frame) or a change the camera
+        missed; either way the reads the proposal rests on may be wrong too.
+        """
+        if proposal is None or not proposal.certain:
+            return proposal
+        event, t = proposal.event, state.turn
+        touched = {t} if event.type in ("play", "duck") else {state.left(t)}
+        if event.type == "draw" and event.data.get("source") != "deck":
+            touched.add(state.left(t) if event.data["source"] == "left" else state.right(t))
+        for s, seat in enumerate(state.seats):
+            expected = seat.pile[-1] if seat.pile else None
+            if s not in touched and self._top(table, s) != expected:
+                return Inference(event, False, f"seat {s + 1}'s pile shows {self._top(table, s) or 'nothing'} "
+                                               f"where {expected or 'nothing'} should lie on top")
+        return proposal
 
     # -- one method per event ------------------------------------------------------------------
     def _deal(self, state: DuckState, table: StabilityTracker) -> Inference | None:

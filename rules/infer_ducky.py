@@ -247,12 +247,17 @@ class DuckyInferrer(Inferrer):
         fishers = [s for s in state.seats_from(state.active) if state.could_fish(s).ok]
         if not fishers:
             return None
+        following = (state.active + 1) % state.num_players
+        log = self._moved(state, table, following)
+        moved_at = table.settled(log_zone(log)).first_seen_ts if log is not None else None
         for seat in fishers:
             cell = state.faced_cell(seat)
             assert cell is not None
             colour = state.pad_colour[cell]
             piles = [p for p in range(PILES)
-                     if state.could_fish(seat, p).ok and self._progress(state, table, seat, p, colour)]
+                     if state.could_fish(seat, p).ok and self._progress(state, table, seat, p, colour)
+                     and (moved_at is None  # a card filled after the next move is no fishing
+                          or table.settled(pile_zone(seat, p)).first_seen_ts < moved_at)]
             if not piles:
                 continue
             doubt = ""
@@ -267,11 +272,11 @@ class DuckyInferrer(Inferrer):
         cell = state.faced_cell(seat)
         assert cell is not None
         name = state.players[seat]
-        following = (state.active + 1) % state.num_players
-        log = self._moved(state, table, following)
         if log is not None:
-            doubt = "" if _has_duck(table.labels(river_zone(cell))) else (
-                f"the duck facing {name}'s pawn is gone from cell {cell} but on none of their cards")
+            read = table.labels(river_zone(cell))
+            gone = _pad(read) == state.pad_colour[cell] and not _has_duck(read)  # (not flowed on)
+            doubt = (f"the duck facing {name}'s pawn is gone from cell {cell} but on none of their "
+                     "cards") if gone else ""
             return self._inference(table, Event("pass", seat), [log_zone(log), river_zone(cell)],
                                    f"the next player moved on, so {name} left the duck", doubt)
         if max(state.scores()) >= GIFTS_TO_WIN:

@@ -63,6 +63,9 @@ PLAYED_ZONE = middle_zone("played")
 LINE_CARDS = frozenset([WATER, *(duck_label(c) for c in SIT_COLOURS)])
 DEFAULT_QUIET_MS = 400
 """How long the line must be free of hands before its change is taken as a finished play."""
+MIN_CONFIDENCE = 0.7
+"""Settled reads less sure than this never become an event alone: two like misreads can win a
+vote of three, but they are read with less confidence than the truth."""
 
 Labels = tuple[str, ...]
 
@@ -135,18 +138,20 @@ NEVER = 1 << 62
 
 @dataclass(frozen=True)
 class Laying:
-    """A card seen laid on the played pile: its label, and whether only a hand over the pile
-    told it (it looks like the card it covers)."""
+    """A card seen laid on the played pile: its label, whether only a hand over the pile told
+    it (it looks like the card it covers), and whether it may be the late card of a turn entered
+    by hand (one like it was taken for that card on a hand's visit alone)."""
 
     card: str
     look_alike: bool
+    late: bool = False
 
 
 class SittingInferrer(Inferrer):
     """Proposes the next Sitting Ducks event. Watches the played pile for the cards laid on it
     since the last turn (one per turn, Bottoms Up aside: two mean a turn may have gone unseen)."""
 
-    def __init__(self, min_confidence: float = 0.5, quiet_ms: int = DEFAULT_QUIET_MS) -> None:
+    def __init__(self, min_confidence: float = MIN_CONFIDENCE, quiet_ms: int = DEFAULT_QUIET_MS) -> None:
         super().__init__(min_confidence)
         self.quiet_ms = quiet_ms
         self._now_ts = 0  # the moment being read
@@ -160,6 +165,7 @@ class SittingInferrer(Inferrer):
         self._layings: list[Laying] = []  # cards laid since the last turn, oldest first
         self._owed: list[str] = []  # cards of turns entered by hand, maybe not yet on the pile
         self._first_look = False  # the pile not looked at since an event was entered by hand
+        self._guessed: set[str] = set()  # owed cards taken as laid on a hand's visit alone
         self._bottoms_up: set[int] = set()  # positions with a Bottoms Up card, as the engine has it
         self._leftover: set[int] = set()  # expired ones the table may still show (SIT-A15)
         self._line_before: dict[int, Labels] = {}  # the line as the engine had it
@@ -187,27 +193,28 @@ class SittingInferrer(Inferrer):
         played = table.labels(PLAYED_ZONE)
         top = played[-1] if played else None
         changed = top != self._pile_top
+        visited = table.covered_since(PLAYED_ZONE, self._pile_seen_ts)
         earlier = table.last_ts < self._hand_ts  # a moment from before the last entry by hand
         first_look = self._first_look and not earlier
         self._first_look = self._first_look and earlier
-        # at the first look after an entry by hand, only a hand there since the entry counts
-        visited = table.covered_since(PLAYED_ZONE, self._hand_ts if first_look else self._pile_seen_ts)
         self._pile_top, self._pile_seen_ts = top, table.last_ts
         if top is None or top == BOTTOMS_UP_CARD or top not in ACTION_BY_CARD:
             return
-        if top in self._owed and (changed or first_look or (earlier and visited)):
+        if top in self._owed and (changed or first_look or visited):
+            if not changed:
+                self._guessed.add(top)
             del self._owed[:self._owed.index(top) + 1]
             self._layings = [lay for lay in self._layings if not lay.look_alike]
-            if not (first_look and visited):  # else a card like it may have come on top since
+            if not first_look or changed or not table.covered_since(PLAYED_ZONE, self._hand_ts):
                 return
-            changed = False
+            # not seen laid, and a hand was there since the entry: a card like it may lie on it
         if not (changed or visited):
             return
         if changed and table.settled(PLAYED_ZONE).first_seen_ts <= self._fresh_after:
             return  # it lay there before the table showed the last event entered by hand
         if changed:
             self._owed.clear()
-        self._layings.append(Laying(top, not changed))
+        self._layings.append(Laying(top, not changed, top in self._guessed))
 
     def _turn_card(self) -> Laying | None:
         """The card this turn laid: the first new label, else a look-alike."""
@@ -268,6 +275,8 @@ class SittingInferrer(Inferrer):
             else:
                 self._layings.clear()
         self._layings = [lay for lay in self._layings if not lay.look_alike]
+        if not by_hand:
+            self._guessed.clear()
         self._leftover.clear()
         length = len(state.gallery.spots)
         self._emptied = {p: _body(self._line_before.get(p, ())) for p in POSITIONS if p > length}
@@ -327,15 +336,15 @@ class SittingInferrer(Inferrer):
                 return None
             cards.append(body[0])
         zones = [line_zone(p) for p in range(length + 1, length + need + 1)]
+        if not all(table.fresh(zone) for zone in zones):
+            return None  # a hand is (or just was) there: the cards read are still the old ones
+        since = max(self._mark_ts, self._hand_ts) if self._by_hand else self._mark_ts
         stale = [p for p in range(length + 1, length + need + 1)
                  if self._emptied.get(p) == _body(read[p])
-                 and table.settled(line_zone(p)).first_seen_ts <= self._mark_ts]
+                 and (self._by_hand or table.settled(line_zone(p)).first_seen_ts <= since)]
         targets = {p for p in POSITIONS if TARGET in read[p]}
         doubt = ""
-        if self._by_hand and self._emptied:
-            doubt = ("the last turn was entered by hand, so the camera cannot tell these cards "
-                     "from the ones that lay there before it")
-        elif stale:
+        if stale:
             doubt = (f"position {stale[0]} shows the card that lay there before the last turn; it "
                      "may not have been refilled yet")
         elif targets != state.gallery.targets:
@@ -353,6 +362,9 @@ class SittingInferrer(Inferrer):
         if len(self._layings) > 1:
             doubt = (f"{len(self._layings)} cards were laid on the pile since the last turn the "
                      "camera saw; a turn may have gone unseen")
+        elif laid is not None and laid.late:
+            doubt = (f"the {laid.card} on the pile may be the card of a turn entered by hand, laid "
+                     "late")
         now = line_labels(state.gallery)
         if read == now:
             return self._unchanged_line(state, table, seat, laid, doubt)

@@ -25,6 +25,7 @@ How, in five steps:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -650,11 +651,11 @@ def _non_overlapping(keep: list[_Found]) -> list[_Found]:
 # ---- geometry -----------------------------------------------------------------------------------
 
 _NEXT = np.array([1, 2, 3, 0])
-_PREV = np.array([3, 0, 1, 2])
 
 
 def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float) -> bool:
-    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
+    pts = quad.tolist()  # plain floats: this runs for every candidate and split piece
+    sides = [math.dist(pts[i], pts[(i + 1) % 4]) for i in range(4)]
     a = (sides[0] + sides[2]) / 2
     b = (sides[1] + sides[3]) / 2
     if min(a, b) <= 0:
@@ -671,10 +672,14 @@ def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float) -> bool
 
 def _corner_angles_ok(quad: np.ndarray, max_cos: float) -> bool:
     """Every corner within acos(max_cos) of a right angle (0.5: between 60 and 120 degrees)."""
-    u = quad[_PREV] - quad
-    v = quad[_NEXT] - quad
-    cos = (u * v).sum(axis=1) / (np.sqrt((u * u).sum(axis=1) * (v * v).sum(axis=1)) + 1e-9)
-    return bool(np.abs(cos).max() <= max_cos)
+    pts = quad.tolist()
+    for i in range(len(pts)):
+        (px, py), (x, y), (nx, ny) = pts[i - 1], pts[i], pts[(i + 1) % len(pts)]
+        ux, uy, vx, vy = px - x, py - y, nx - x, ny - y
+        cos = (ux * vx + uy * vy) / (math.sqrt((ux * ux + uy * uy) * (vx * vx + vy * vy)) + 1e-9)
+        if abs(cos) > max_cos:
+            return False
+    return True
 
 
 def _area(quad: np.ndarray) -> float:

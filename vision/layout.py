@@ -286,13 +286,12 @@ class CoverWatch:
     - *shape*: a hand comes with an arm, so a changed patch that reaches the frame's edge is a
       hand when its colour (not only its brightness) differs from the table, or when it is only
       lighter or darker but has a sharp outline or moved since the last frame (glare and soft
-      shadows have soft edges and keep still). Any zone a hand touches is covered, even by a
-      fingertip (a fingertip over a card spoils its read);
+      shadows have soft edges and keep still). A hand grows into what differs from the table
+      only a little but touches it (a pale palm on light wood, whose arm or sleeve was seen).
+      Any zone a hand touches is covered, even by a fingertip (it spoils a card's read);
     - *colour*: a changed patch inside a zone that no found card explains (a hand whose arm was
       not seen, a card the detector missed) covers the zone when it fills ``fraction`` of it.
-      That is the safe mistake: the zone's frame is skipped instead of being read as empty;
-    - *time*: a zone covered in the last frame stays covered while any of a hand is still
-      over it (a hand leaving is thin and blurred).
+      That is the safe mistake: the zone's frame is skipped instead of being read as empty.
 
     The empty table slowly follows light changes (glare, a lamp switched on) wherever no hand,
     card or colour change is seen.
@@ -323,7 +322,6 @@ class CoverWatch:
             poly = zone_polygon(layout, zone) * self.SCALE
             cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
             self.masks[zone.name] = mask.astype(bool)
-        self._last: set[str] = set()
         self._previous = self.reference[..., 0].copy()
         self.hand_mask = np.zeros((h, w), bool)
         """Where the last frame showed a hand or arm (at ``SCALE``), for drawing and checks."""
@@ -337,7 +335,7 @@ class CoverWatch:
         lab = self._lab(frame)
         diff = lab - self.reference
         colour = np.hypot(diff[..., 1], diff[..., 2]) > self.threshold
-        lighter = np.abs(diff[..., 0]) > self.light
+        brightness = np.abs(diff[..., 0]) > self.light
         moved = np.abs(lab[..., 0] - self._previous) > self.light / 2
         self._previous = lab[..., 0]
         cards_u8 = np.zeros(colour.shape, np.uint8)
@@ -345,13 +343,13 @@ class CoverWatch:
             cv2.fillConvexPoly(cards_u8, np.round(quad * self.SCALE).astype(np.int32), 1)
         cards = cv2.dilate(cards_u8, np.ones((7, 7), np.uint8)).astype(bool)  # edges and shadows
         odd_colour = colour & ~cards
-        changed = ((colour | lighter) & ~cards).astype(np.uint8)
+        changed = ((colour | brightness) & ~cards).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         hand = self._hands(changed, odd_colour, moved, diff[..., 0])
-        if hand.any():  # grow into what differs only a little but touches a hand: a palm
+        if hand.any():  # grow into what differs only a little but touches a hand: a pale palm
             faint = (np.hypot(diff[..., 1], diff[..., 2]) > self.threshold / 2) | (
-                diff[..., 0] > self.light / 2) | lighter  # a hand's shadow is only darker
-            count, labels = cv2.connectedComponents(((faint & ~cards) | hand).astype(np.uint8), connectivity=8)
+                diff[..., 0] > self.light / 2) | brightness  # not a hand's soft, slightly dark shadow
+            _, labels = cv2.connectedComponents(((faint & ~cards) | hand).astype(np.uint8), connectivity=8)
             touched = np.unique(labels[hand])
             hand = np.isin(labels, touched[touched > 0])
         self.hand_mask = hand
@@ -361,10 +359,8 @@ class CoverWatch:
             if not mask.any():
                 continue
             share = near_hand[mask].mean()
-            if (share > self.touch or odd_colour[mask].mean() > self.fraction
-                    or (name in self._last and share > 0)):
+            if share > self.touch or odd_colour[mask].mean() > self.fraction:
                 found.add(name)
-        self._last = found
         free = ~near_hand & ~cards & ~odd_colour
         self.reference[free] += self.follow * (lab[free] - self.reference[free])
         return found

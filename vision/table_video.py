@@ -336,9 +336,28 @@ def _map(homography: np.ndarray, xy: tuple[float, float]) -> tuple[float, float]
 
 def paste_markers(image: np.ndarray, layout: TableLayout, homography: np.ndarray) -> None:
     """Print the layout's ArUco markers onto the table in ``image`` (in place)."""
+    h, w = image.shape[:2]
+    key = (tuple(sorted(layout.markers.items())), layout.marker_size, homography.tobytes(), (w, h))
+    if key not in _MARKER_OVERLAYS:
+        if len(_MARKER_OVERLAYS) >= 8:
+            _MARKER_OVERLAYS.clear()
+        _MARKER_OVERLAYS[key] = _marker_overlay(layout, homography, (w, h))
+    paint, mask = _MARKER_OVERLAYS[key]
+    shade = float(np.mean(cv2.mean(image)[:3])) / 255 * 0.3 + 0.7  # printed paper takes the room's light
+    image[mask] = (paint[mask].astype(np.float32) * shade).astype(np.uint8)
+
+
+_MARKER_OVERLAYS: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _marker_overlay(layout: TableLayout, homography: np.ndarray,
+                    size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The markers as seen by the camera (paint and where it lies); kept per view."""
     from .calibrate import marker_image
 
-    h, w = image.shape[:2]
+    w, h = size
+    paint_all = np.zeros((h, w, 3), np.uint8)
+    mask_all = np.zeros((h, w), bool)
     for marker_id in layout.markers:
         side = 120
         tile = cv2.cvtColor(marker_image(marker_id, side), cv2.COLOR_GRAY2BGR)
@@ -356,9 +375,10 @@ def paste_markers(image: np.ndarray, layout: TableLayout, homography: np.ndarray
         warp = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
         paint = cv2.warpPerspective(tile, warp, (w, h), flags=cv2.INTER_AREA)
         cover = cv2.warpPerspective(np.full(tile.shape[:2], 255, np.uint8), warp, (w, h))
-        shade = image.mean(axis=(0, 1)).mean() / 255 * 0.3 + 0.7
         mask = cover > 127
-        image[mask] = (paint[mask].astype(np.float32) * shade).astype(np.uint8)
+        paint_all[mask] = paint[mask]
+        mask_all |= mask
+    return paint_all, mask_all
 
 
 SKINS = np.array([[70, 100, 150], [110, 145, 200], [150, 175, 225], [45, 65, 100], [90, 125, 175]],
@@ -390,27 +410,28 @@ def draw_hand(image: np.ndarray, target: tuple[float, float], rng: np.random.Gen
         tip = (base[0] + math.cos(a) * 45, base[1] + math.sin(a) * 45)
         cv2.line(hand, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), 255, 16, cv2.LINE_AA)
     skin = SKINS[int(rng.integers(len(SKINS)))] * rng.uniform(0.9, 1.1)
-    colour = np.empty((h, w, 3), np.float32)
-    colour[:] = skin
+    sleeve = np.zeros((h, w), np.uint8)
     if rng.random() < 0.5:  # a sleeve from a little behind the wrist
-        sleeve = np.zeros((h, w), np.uint8)
         wrist = (palm[0] - math.cos(angle) * rng.uniform(60, 110), palm[1] - math.sin(angle) * rng.uniform(60, 110))
         cv2.line(sleeve, (int(sx - math.cos(angle) * 50), int(sy - math.sin(angle) * 50)),
                  (int(wrist[0]), int(wrist[1])), 255, 90)
-        colour[sleeve > 0] = SLEEVES[int(rng.integers(len(SLEEVES)))] * rng.uniform(0.85, 1.15)
+    cloth = SLEEVES[int(rng.integers(len(SLEEVES)))] * rng.uniform(0.85, 1.15)
     mask = cv2.max(hand, arm)
     x, y, bw, bh = cv2.boundingRect(mask)
     if not bw or not bh:
         return mask
     pad = 40
     x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    colour = np.empty((y1 - y0, x1 - x0, 3), np.float32)
+    colour[:] = skin
+    colour[sleeve[y0:y1, x0:x1] > 0] = cloth
     cover = mask[y0:y1, x0:x1].astype(np.float32) / 255.0
     roi = image[y0:y1, x0:x1].astype(np.float32)
     shadow = cv2.GaussianBlur(np.roll(cover, (int(rng.integers(6, 18)), int(rng.integers(-10, 10))), (0, 1)),
                               (0, 0), 9)
     roi *= (1 - rng.uniform(0.25, 0.45) * shadow)[..., None]
     rounded = 0.72 + 0.33 * cv2.GaussianBlur(cover, (0, 0), 10)  # darker towards the outline
-    paint = colour[y0:y1, x0:x1] * rounded[..., None]
+    paint = colour * rounded[..., None]
     roi += cover[..., None] * (paint - roi)
     image[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
     return mask

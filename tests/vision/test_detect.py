@@ -84,6 +84,16 @@ def test_touching_cards_are_found_separately() -> None:
     assert missed == [] and len(found) == 2
 
 
+@pytest.mark.parametrize("angle", [0.0, 23.0])
+def test_the_smallest_cards_of_the_benchmark_are_found(angle: float) -> None:
+    """46 px across (the smallest a random scene draws at 1280 x 720): candidates this
+    small must survive the size checks made before snapping."""
+    quad = card_quad(Placement("duck/yellow-1", (640, 360), angle, 46 / 80), (1280, 720))
+    image = lay_card(plain_table((60, 80, 100), (1280, 720)), render_card("duck", "blue-3"), quad)
+    found = detect_cards(image)
+    assert len(found) == 1 and quad_iou(found[0].quad, quad) > 0.85
+
+
 def test_a_phone_photo_of_one_large_card() -> None:
     quad = np.array([[700, 350], [1500, 420], [1420, 1600], [560, 1500]], np.float32)  # some perspective
     image = lay_card(plain_table((90, 110, 130), (2000, 1800)), render_card("bruce", "teal-3"),
@@ -126,8 +136,8 @@ def test_reduced_detection_check_on_30_seeded_scenes() -> None:
 
 # Floors for the 30-scene CI check: set just under what the detector measures today, so a
 # regression fails CI. They are below the issue's 99.5% target (see the benchmark).
-RECALL_FLOOR = 0.97
-PRECISION_FLOOR = 0.96
+RECALL_FLOOR = 0.975  # measured 0.982 (383 cards)
+PRECISION_FLOOR = 0.975  # measured 0.982
 
 
 # ---- the pipeline: detector + any classifier -------------------------------------------------
