@@ -46,8 +46,9 @@ class Inferrer:
     event has used up (e.g. cards seen staged for a play).
     """
 
-    def __init__(self, min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> None:
+    def __init__(self, min_confidence: float = DEFAULT_MIN_CONFIDENCE, min_agreement: float = 0.0) -> None:
         self.min_confidence = min_confidence
+        self.min_agreement = min_agreement
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         raise NotImplementedError  # every game's inferrer overrides this
@@ -72,6 +73,9 @@ class Inferrer:
                 return False, f"a card in {name} could not be recognised"
             if settled.confidence < self.min_confidence:
                 return False, f"the cards in {name} were read with low confidence ({settled.confidence:.2f})"
+            if settled.agreement < self.min_agreement:
+                return False, (f"the reads of {name} disagree (only {settled.agreement:.0%} of them name "
+                               "the same card)")
         return True, ""
 
 
@@ -128,8 +132,11 @@ class TableFollower:
         return self._step(self.tracker, live=True)
 
     def _step(self, table: StabilityTracker, live: bool) -> FollowStep:
+        waiting = self.pending is not None
         step = self._advance(table)
-        if step.applied or self._memory is None:  # what came before is explained: start afresh
+        if step.applied or self._memory is None or (self.pending is not None and not waiting):
+            # what came before is explained, or is the evidence of the event now pending:
+            # the walk after a person settles it starts here
             self._memory = self.inferrer.remember()
             self._behind, self._signature = [], None
         signature = table.signature()

@@ -29,6 +29,8 @@ Pure: stdlib only.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .core import Event, State
 from .duck import DUCK_CARDS, DuckState, card_value, play_form
 from .infer_base import Inference, Inferrer
@@ -38,18 +40,23 @@ from .stability import StabilityTracker
 DISCARD = "discard"
 REVEAL = "reveal"
 ZONE_KINDS = (DISCARD, REVEAL)
+MIN_AGREEMENT = 0.75
+"""Share of the recent reads of a card that must name it before an event rests on it: a
+classifier that flips between two cards (a 1 and a 3 of one colour) must not decide a play."""
 
 
 class DuckInferrer(Inferrer):
     """Proposes the next DUCK event; remembers cards shown in a reveal area before a play."""
 
-    def __init__(self, min_confidence: float = 0.5) -> None:
-        super().__init__(min_confidence)
+    def __init__(self, min_confidence: float = 0.5, min_agreement: float = MIN_AGREEMENT) -> None:
+        super().__init__(min_confidence, min_agreement)
         self._staged: dict[int, tuple[str, ...]] = {}
         self._staged_ts: dict[int, int] = {}
         self._cleared = True  # the table starts empty
         self._played_ts = -1  # when the mover's play reached their pile (draws come after)
         self._last_event_ts = -1
+        self._now = -1  # the moment of the table last looked at
+        self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod
@@ -80,23 +87,34 @@ class DuckInferrer(Inferrer):
             self._last_event_ts = event.ts
         if event.type == "play" and event.seat is not None:
             self._staged.pop(event.seat, None)
+            self._played_at[event.seat] = self._now
             self._played_ts = event.ts if event.ts is not None else -1
         if event.type in ("deal", "reveal"):
             self._staged.clear()
         if event.type == "reveal":
             self._cleared = False
 
+    def recall(self, memory: dict[str, Any]) -> None:
+        """Go back to an earlier memory, but keep the latest moment looked at: an event a
+        person enters now is stamped with it (so cards shown before it count as its own)."""
+        now = self._now
+        super().recall(memory)
+        self._now = now
+
     def _remember_shown(self, state: DuckState, table: StabilityTracker) -> None:
         """Keep what each seat lays out before it reaches their pile (a play may be shown
-        while the previous player's draw is still being worked out)."""
+        while the previous player's draw is still being worked out). Cards shown before the
+        seat's last play are that play's (a follower catching up walks such moments again)."""
         for s, seat in enumerate(state.seats):
             shown = self._shown(table, s)
-            if shown and self._top(table, s) == (seat.pile[-1] if seat.pile else None):
+            fresh_show = table.settled(seat_zone(s, REVEAL)).first_seen_ts > self._played_at.get(s, -1)
+            if shown and fresh_show and self._top(table, s) == (seat.pile[-1] if seat.pile else None):
                 self._staged[s] = shown
                 self._staged_ts[s] = table.settled(seat_zone(s, REVEAL)).settled_ts
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, DuckState)
+        self._now = table.last_ts
         if state.is_over():
             return None
         if state.phase in ("play", "draw"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .decks import UNKNOWN
 from .snapshot import TableSnapshot
@@ -25,12 +25,18 @@ Labels = tuple[str, ...]
 
 @dataclass(frozen=True)
 class SettledZone:
-    """A zone's agreed content, how sure the reads were, and when it appeared and settled."""
+    """A zone's agreed content, how sure the reads were, and when it appeared and settled.
+
+    ``agreement`` is the share of the reads voting on the least agreed card that named it (1.0:
+    every read agreed): a classifier that keeps changing its mind about a card is not to be
+    trusted even when each read claims to be sure.
+    """
 
     labels: Labels
     confidence: float
     first_seen_ts: int
     settled_ts: int
+    agreement: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,14 @@ class _Read:
     labels: Labels
     confidence: float
     ts: int
+
+
+@dataclass(frozen=True)
+class _Vote:
+    labels: Labels
+    confidence: float
+    agreement: float
+    reads: list[_Read]
 
 
 class StabilityTracker:
@@ -94,11 +108,11 @@ class StabilityTracker:
                 changes.append(change)
         return changes
 
-    def _vote(self, reads: Iterable[_Read], unclear: bool = False) -> tuple[Labels, float, list[_Read]] | None:
+    def _vote(self, reads: Iterable[_Read], unclear: bool = False) -> _Vote | None:
         """Vote on the number of cards first, then card by card among reads of that length,
         so one misread card in a spread of seven does not throw the whole read away.
-        Returns the winning labels, their confidence and the reads of that length; a card
-        with no clear majority makes the vote fail, or with ``unclear`` counts as ``UNKNOWN``."""
+        A card with no clear majority makes the vote fail, or with ``unclear`` counts as
+        ``UNKNOWN``."""
         pool = list(reads)
         if not pool:
             return None
@@ -107,21 +121,22 @@ class StabilityTracker:
             return None
         same_length = [r for r in pool if len(r.labels) == length]
         labels_list: list[str] = []
-        confidence = 1.0
+        confidence = agreement = 1.0
         for position in range(length):
             label, votes = Counter(r.labels[position] for r in same_length).most_common(1)[0]
             if votes * 2 <= len(same_length):
                 if not unclear:
                     return None  # no clear majority for this card yet
                 labels_list.append(UNKNOWN)
-                confidence = 0.0
+                confidence = agreement = 0.0
                 continue
             labels_list.append(label)
             agreeing = [r.confidence for r in same_length if r.labels[position] == label]
             confidence = min(confidence, sum(agreeing) / len(agreeing))
+            agreement = min(agreement, votes / len(same_length))
         if not length:
             confidence = sum(r.confidence for r in same_length) / len(same_length)
-        return tuple(labels_list), confidence, same_length
+        return _Vote(tuple(labels_list), confidence, agreement, same_length)
 
     def _settle(self, name: str, reads: deque[_Read]) -> ZoneChange | None:
         """Settle the zone on the vote. When the number of cards clearly changed but some card
@@ -131,16 +146,17 @@ class StabilityTracker:
         vote = self._vote(reads)
         if vote is None:
             vote = self._vote(reads, unclear=True)
-            if vote is None or len(vote[0]) == len(current.labels):
+            if vote is None or len(vote.labels) == len(current.labels):
                 return None
-        labels, confidence, same_length = vote
-        if labels == current.labels:
+        if vote.labels == current.labels:
+            if vote.agreement != current.agreement or vote.confidence != current.confidence:
+                self._settled[name] = replace(current, confidence=vote.confidence, agreement=vote.agreement)
             return None
-        exact = [r for r in same_length if r.labels == labels] or same_length
-        settled = SettledZone(labels, confidence, exact[0].ts, same_length[-1].ts)
+        exact = [r for r in vote.reads if r.labels == vote.labels] or vote.reads
+        settled = SettledZone(vote.labels, vote.confidence, exact[0].ts, vote.reads[-1].ts, vote.agreement)
         self._settled[name] = settled
-        return ZoneChange(name, current.labels, labels, settled.first_seen_ts,
-                          settled.settled_ts, confidence)
+        return ZoneChange(name, current.labels, vote.labels, settled.first_seen_ts,
+                          settled.settled_ts, vote.confidence)
 
     def settled(self, name: str) -> SettledZone:
         """The zone's agreed content (empty if never settled)."""
@@ -164,7 +180,7 @@ class StabilityTracker:
             return True
         after = [r for r in self._reads.get(name, ()) if r.ts > covered]
         vote = self._vote(after)
-        return vote is not None and vote[0] == self.labels(name)
+        return vote is not None and vote.labels == self.labels(name)
 
     def copy(self) -> StabilityTracker:
         """An independent copy: the table as it stood at this frame, for reasoning over later
@@ -181,8 +197,12 @@ class StabilityTracker:
         """What the reading methods can tell: two moments with equal signatures answer every
         question alike, so a follower need keep only one of them."""
         names = sorted(set(self._settled) | set(self._covered_ts))
-        return tuple((name, self.settled(name), self._covered_ts.get(name), self.fresh(name))
-                     for name in names)
+        out = []
+        for name in names:
+            z = self.settled(name)
+            out.append((name, z.labels, z.first_seen_ts, z.settled_ts, round(z.confidence, 1),
+                        round(z.agreement, 1), self._covered_ts.get(name), self.fresh(name)))
+        return tuple(out)
 
     def view(self) -> dict[str, SettledZone]:
         """Every zone's settled content (a copy, safe to keep)."""

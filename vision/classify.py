@@ -219,14 +219,24 @@ class CardClassifier:
 
     # inference
     def embed(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Embeddings (n, dim) and class similarities (n, classes) for ``crops``."""
-        if len(crops) == 0:
+        """Embeddings (n, dim) and class similarities (n, classes) for ``crops``.
+
+        Each crop is also looked at turned by 180° (a card reads the same either way up) and
+        the two views are averaged, so the answer does not depend on which end the detector
+        took for the top.
+        """
+        n = len(crops)
+        if n == 0:
             dim = self.prototypes.vectors.shape[1]
             return np.zeros((0, dim), np.float32), np.zeros((0, len(self._labels)), np.float32)
         m = self.manifest
         batch = preprocess(crops, m.width, m.height, m.mean, m.std)
-        emb, scores = self.session.run(list(m.outputs), {m.input_name: batch})
-        return np.asarray(emb, np.float32), np.asarray(scores, np.float32)
+        both = np.concatenate([batch, batch[:, :, ::-1, ::-1]])
+        emb, scores = (np.asarray(a, np.float32)
+                       for a in self.session.run(list(m.outputs), {m.input_name: both}))
+        mean = emb[:n] + emb[n:]
+        mean /= np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), 1e-9)
+        return mean, (scores[:n] + scores[n:]) / 2
 
     def classify(self, crops: Sequence[np.ndarray], *,
                  games: Collection[str] | None = None) -> list[Classification]:

@@ -109,13 +109,13 @@ def usable_crop(image: np.ndarray, find: CardFinder, name: str,
 # ---- prototypes ------------------------------------------------------------------------------
 def prototype_from_crops(classifier: CardClassifier, crops: Sequence[np.ndarray],
                          rng: np.random.Generator, views: int = VIEWS_PER_PHOTO) -> np.ndarray:
-    """One unit vector for a card from its crops: the mean embedding of each crop, of it turned
-    by 180° and of a few lightly re-photographed copies (so two photos cover more conditions)."""
+    """One unit vector for a card from its crops: the mean embedding of each crop and of a few
+    lightly re-photographed copies of it (so two photos cover more conditions)."""
     batch: list[np.ndarray] = []
     for crop in crops:
-        batch += [crop, np.ascontiguousarray(crop[::-1, ::-1])]
+        batch.append(crop)
         size = (crop.shape[1], crop.shape[0])
-        for _ in range(max(0, views - 2)):
+        for _ in range(max(0, views - 1)):
             view = augment.detector_crop(crop, rng, size=size, jitter=0.02)
             batch.append(augment.photometric(view, rng, strength=0.5))
     emb, _ = classifier.embed(batch)

@@ -36,8 +36,9 @@ class FakeSession:
 
     def run(self, output_names: list[str] | None, feeds: dict[str, np.ndarray]) -> list:
         self.calls.append((output_names, feeds))
-        n = len(next(iter(feeds.values())))
+        n = len(next(iter(feeds.values()))) // 2  # each crop comes upright and turned
         emb = np.stack([self.queue.pop(0) for _ in range(n)]).astype(np.float32)
+        emb = np.concatenate([emb, emb])
         return [emb, emb @ AXES.T]
 
 
@@ -74,8 +75,10 @@ def test_an_injected_session_gets_the_preprocessed_batch(fake_model: Path) -> No
     assert [r.label for r in result] == ["duck/yellow-1", "back"]
     names, feeds = session.calls[0]
     assert names == ["embedding", "scores"]
-    assert feeds["crops"].shape == (2, 3, 24, 16) and feeds["crops"].dtype == np.float32
-    assert feeds["crops"][1].mean() == pytest.approx((40 / 255 - 0.5) / 0.25, abs=1e-4)
+    batch = feeds["crops"]
+    assert batch.shape == (4, 3, 24, 16) and batch.dtype == np.float32
+    assert batch[1].mean() == pytest.approx((40 / 255 - 0.5) / 0.25, abs=1e-4)
+    assert np.array_equal(batch[2:], batch[:2, :, ::-1, ::-1])  # the 180° views
     assert result[0].embedding.shape == (5,) and 0 < result[0].confidence <= 1
     assert result[0].seconds >= 0
 
@@ -167,7 +170,7 @@ def test_shipped_manifest_labels_are_every_face_plus_back_and_unknown() -> None:
 
 def test_onnx_metadata_carries_the_same_labels_and_preprocessing() -> None:
     clf = CardClassifier.load()
-    meta = clf.session.get_modelmeta().custom_metadata_map  # type: ignore[attr-defined]
+    meta = clf.session.get_modelmeta().custom_metadata_map
     assert json.loads(meta["labels"]) == list(clf.manifest.labels)
     assert json.loads(meta["preprocessing"])["width"] == clf.manifest.width
 

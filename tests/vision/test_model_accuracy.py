@@ -12,12 +12,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from ducktable.vision import evaluate
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.enroll import detector_finder
 
 SEED = 31337  # not a seed the model card's benchmark uses
+# Shipped model at this seed: reference 100% (281 crops), unknown deck rejected 99.0%,
+# alternate grey 98.1% and ducky 97.0% after enrolment. Bounds allow two or three misses more.
+REFERENCE_MIN = 0.99
+REJECTION_MIN = 0.95
+ENROLLED_MIN = 0.93
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +34,7 @@ def test_reference_cards_are_read_right(classifier: CardClassifier) -> None:
     predicted = [c.label for c in classifier.classify(crops)]
     assert evaluate.accuracy(predicted, truth) >= REFERENCE_MIN
     wrong = sum(p not in (t, "unknown") for p, t in zip(predicted, truth, strict=True))
-    assert wrong <= 2
+    assert wrong <= 1  # a wrong label is worse than "unknown"
 
 
 def test_a_deck_neither_trained_nor_enrolled_is_rejected(classifier: CardClassifier) -> None:
@@ -46,9 +50,4 @@ def test_an_unseen_printing_is_read_after_two_photos_per_card(
         run = evaluate.enrol_alternate(classifier, game, shots=2, per_class=3, seed=SEED,
                                        find=detector_finder(), store=Path(tmp))
     assert run.accuracy_in_game >= ENROLLED_MIN
-    assert run.before_wrong <= run.before_correct + run.before_unknown
-
-
-REFERENCE_MIN = 0.98
-REJECTION_MIN = 0.90
-ENROLLED_MIN = 0.95
+    assert run.before_wrong <= 0.02  # before enrolment it says unknown rather than guess
