@@ -48,6 +48,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--misread", type=float, default=0.02,
                    help="oracle mode: chance that a card is misread in a frame (default 0.02)")
     p.add_argument("--write-frames", metavar="DIR", help="also write the first game's frames as JPEGs here")
+    p.add_argument("--snapshots", metavar="DIR",
+                   help="truth/model modes: keep each game's camera reads here and reuse them next time "
+                        "(inference changes then replay in seconds); delete DIR after changing the "
+                        "renderer, detector or cover watch")
     p.add_argument("--json", action="store_true", help="print one JSON line per game and a summary line")
     p.set_defaults(func=cmd_replay_video)
 
@@ -138,7 +142,7 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
             else:
                 result = table_video.camera_replay(
                     seed, players=args.players, labels="model" if args.mode == "model" else "truth",
-                    frames_dir=args.write_frames if k == 0 else None)
+                    frames_dir=args.write_frames if k == 0 else None, snapshots_dir=args.snapshots)
         except RuntimeError as exc:
             print(f"game {seed}: stopped: {exc}")
             totals["games"] += 1

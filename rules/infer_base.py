@@ -46,9 +46,11 @@ class Inferrer:
     event has used up (e.g. cards seen staged for a play).
     """
 
-    def __init__(self, min_confidence: float = DEFAULT_MIN_CONFIDENCE, min_agreement: float = 0.0) -> None:
+    def __init__(self, min_confidence: float = DEFAULT_MIN_CONFIDENCE, min_agreement: float = 0.0,
+                 needs_hands: bool = False) -> None:
         self.min_confidence = min_confidence
         self.min_agreement = min_agreement
+        self.needs_hands = needs_hands  # a change no hand was seen making is not acted on
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         raise NotImplementedError  # every game's inferrer overrides this
@@ -73,6 +75,9 @@ class Inferrer:
                 return False, f"a card in {name} could not be recognised"
             if settled.confidence < self.min_confidence:
                 return False, f"the cards in {name} were read with low confidence ({settled.confidence:.2f})"
+            if self.needs_hands and not settled.handled:
+                return False, (f"{name} changed to {', '.join(settled.labels) or 'nothing'} with no hand "
+                               "seen near it: cards do not move by themselves, so it may be a misread")
             if settled.agreement < self.min_agreement:
                 return False, (f"the reads of {name} disagree (only {settled.agreement:.0%} of them name "
                                "the same card)")

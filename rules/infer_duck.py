@@ -48,8 +48,9 @@ classifier that flips between two cards (a 1 and a 3 of one colour) must not dec
 class DuckInferrer(Inferrer):
     """Proposes the next DUCK event; remembers cards shown in a reveal area before a play."""
 
-    def __init__(self, min_confidence: float = 0.5, min_agreement: float = MIN_AGREEMENT) -> None:
-        super().__init__(min_confidence, min_agreement)
+    def __init__(self, min_confidence: float = 0.5, min_agreement: float = MIN_AGREEMENT,
+                 needs_hands: bool = True) -> None:
+        super().__init__(min_confidence, min_agreement, needs_hands)
         self._staged: dict[int, tuple[str, ...]] = {}
         self._staged_ts: dict[int, int] = {}
         self._cleared = True  # the table starts empty
@@ -57,12 +58,18 @@ class DuckInferrer(Inferrer):
         self._last_event_ts = -1
         self._now = -1  # the moment of the table last looked at
         self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
+        self._pile_set_at: dict[int, int] = {}  # when a person last entered a change of each pile
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod
     def _top(table: StabilityTracker, seat: int) -> str | None:
         labels = table.labels(seat_zone(seat, DISCARD))
         return labels[-1] if labels else None
+
+    def _pile_news(self, table: StabilityTracker, seat: int) -> bool:
+        """Whether the camera read the seat's pile since a person last entered a change of it:
+        a read from before that (a stale table) is no evidence of anything new."""
+        return table.settled(seat_zone(seat, DISCARD)).first_seen_ts > self._pile_set_at.get(seat, -1)
 
     @staticmethod
     def _shown(table: StabilityTracker, seat: int) -> tuple[str, ...]:
@@ -73,8 +80,10 @@ class DuckInferrer(Inferrer):
         return max(table.settled(z).first_seen_ts for z in zones)
 
     def _inference(self, table: StabilityTracker, event: Event, zones: list[str], why: str,
-                   doubt: str = "") -> Inference:
-        sure, problem = self.sure(table, zones)
+                   doubt: str = "", read: list[str] | None = None) -> Inference:
+        """An event seen in ``zones`` (stamped when they first showed it), certain when no
+        ``doubt`` and the cards it rests on (``read``, by default ``zones``) were read well."""
+        sure, problem = self.sure(table, zones if read is None else read)
         ts = self._ts(table, *zones)
         stamped = Event(event.type, event.seat, event.data, ts, "camera")
         if doubt or not sure:
@@ -85,6 +94,9 @@ class DuckInferrer(Inferrer):
     def applied(self, state: State, event: Event) -> None:
         if event.ts is not None:
             self._last_event_ts = event.ts
+        assert isinstance(state, DuckState)
+        if event.source != "camera":  # piles the camera may not have seen change yet
+            self._piles_entered_at(state, event)
         if event.type == "play" and event.seat is not None:
             self._staged.pop(event.seat, None)
             self._played_at[event.seat] = self._now
@@ -93,6 +105,19 @@ class DuckInferrer(Inferrer):
             self._staged.clear()
         if event.type == "reveal":
             self._cleared = False
+
+    def _piles_entered_at(self, state: DuckState, event: Event) -> None:
+        """Note the piles an event entered by a person changed, and when: until the camera
+        reads those piles again, what it saw there before is no evidence of a new play."""
+        seats: list[int] = []
+        if event.type in ("deal", "reveal"):
+            seats = list(range(state.num_players))
+        elif event.type == "play" and event.seat is not None:
+            seats = [event.seat]
+        elif event.type == "draw" and event.seat is not None and event.data.get("source") in ("left", "right"):
+            seats = [state.left(event.seat) if event.data["source"] == "left" else state.right(event.seat)]
+        for seat in seats:
+            self._pile_set_at[seat] = self._now
 
     def recall(self, memory: dict[str, Any]) -> None:
         """Go back to an earlier memory, but keep the latest moment looked at: an event a
@@ -178,6 +203,8 @@ class DuckInferrer(Inferrer):
         pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
+            if not self._pile_news(table, t):
+                return None
             if staged is None:
                 doubt = ""
                 if table.covered_since(reveal_zone, self._last_event_ts):
@@ -234,20 +261,28 @@ class DuckInferrer(Inferrer):
                                    "both neighbours' piles changed at once")
         if not (shows or pile_changed):
             return None
+        neighbours = [seat_zone(n, DISCARD) for n in {state.left(t), state.right(t)}
+                      if state.seats[n].pile]
+        if not all(table.fresh(z) for z in neighbours):
+            return None  # a hand was just over a neighbour's pile: wait to see whether it took
         zones = [seat_zone(following, REVEAL), seat_zone(following, DISCARD)]
+        unseen = [z for z in zones if not table.settled(z).handled]
         if look_alike:
-            return self._look_alike_draw(state, table, look_alike, zones)
+            return self._look_alike_draw(state, table, look_alike, zones, neighbours)
         doubt = ""
-        if pile_changed and not shows and nxt.pile:
+        if unseen:
+            doubt = (f"the next player's cards appeared in {unseen[0]} with no hand seen there, "
+                     "so they may be a misread")
+        elif pile_changed and not shows and nxt.pile:
             doubt = ("the next player's pile changed without cards shown first: the mover may "
                      "have taken its top before the next player laid a card on it")
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
         return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
-                               "the next player started and no pile top was taken", doubt)
+                               "the next player started and no pile top was taken", doubt, neighbours)
 
     def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
-                         zones: list[str]) -> Inference:
+                         zones: list[str], neighbours: list[str]) -> Inference:
         """A neighbour's pile with two equal cards on top looks the same after a take, so the
         hand decides: which of that pile and the draw pile did a hand reach over after the play?"""
         t = state.turn
@@ -259,13 +294,14 @@ class DuckInferrer(Inferrer):
         deck_reached = table.covered_since(middle_zone("draw"), self._played_ts)
         if len(reached) == 1 and not deck_reached:
             return self._inference(table, Event("draw", t, {"source": reached[0]}), zones,
-                                   f"a hand reached over the {reached[0]} pile, whose top looks the same after a take")
+                                   f"a hand reached over the {reached[0]} pile, whose top looks the same after a take",
+                                   read=neighbours)
         doubt = (f"the {' and '.join(look_alike)} pile has two equal cards on top, so a draw from it "
                  "cannot be told from a draw from the deck")
         if not reached and deck_reached and state.draw_count > 0:
             doubt = ""
         return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
-                               "a hand reached over the draw pile only", doubt)
+                               "a hand reached over the draw pile only", doubt, neighbours)
 
     def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         hands: list[list[str]] = []

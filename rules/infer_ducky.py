@@ -120,7 +120,10 @@ def _has_duck(labels: Labels) -> bool:
 
 class DuckyInferrer(Inferrer):
     """Proposes the next Ducky Ducky event from the board and the piles (no memory needed:
-    every event leaves its mark on the table)."""
+    every event leaves its mark on the table). A change no hand was seen making is not sure."""
+
+    def __init__(self, min_confidence: float = 0.5, needs_hands: bool = True) -> None:
+        super().__init__(min_confidence, needs_hands=needs_hands)
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod

@@ -15,18 +15,24 @@ From that (SIT-S1, T1, T2, A1..A15):
 - shuffles and draws show nothing; each is the only event the rules allow at its moment, so it
   is applied as soon as it is due (an observer never knows the order or the card);
 - reveal: the places the line must refill show their new cards, front to back;
-- an action: the line changed and the card on the played pile is new (a label other than the
-  one left by the last turn, or a hand has been over the pile since). Every legal play of that
-  card is tried on the engine's line; when the read line is what exactly one of them leaves
-  (plays with the same effect count as one), it is applied. The pile may get the card before or
-  after the line changes. The line must have been free of hands for ``quiet_ms`` first, so a
-  rearrangement in progress is not taken for a Duck Shuffle;
+- an action: the line changed and a new card was laid on the played pile this turn (its top
+  changed, or a hand was over it: then the card looks like the one below, which is weaker
+  evidence). Every legal play of that card is tried on the engine's line; when the read line is
+  what exactly one of them leaves (plays with the same effect count as one), it is applied. The
+  card may be laid before or after the line changes. The changed part of the line must have
+  been free of hands for ``quiet_ms`` first, so a rearrangement in progress is not taken for a
+  Duck Shuffle;
 - Bottoms Up lies on its duck instead of the pile: a new Bottoms Up card in an otherwise
-  unchanged line is that play;
+  unchanged line, laid by a hand, is that play; an expired one still lying there (SIT-A15) is
+  not;
 - discard: a new card on the pile, the line unchanged and that card has no legal play here.
 
-A line that fits a play of another card than the one shown, several different plays of the
-shown card, or any play while no new card is shown, is held for a person.
+A line that fits a play of another card than the one laid, several different plays of that
+card, any play while no new card was laid, or two cards laid since the last turn seen (a turn
+may have gone unseen: the next player's play must not be taken for the missing one) is held for
+a person. After an event entered by hand, table moments from before it was entered are not
+read, a card of that turn laid late is not taken for the next turn's, and nothing is sure until
+the line shows what the event left.
 
 Pure: stdlib only.
 """
@@ -151,8 +157,9 @@ class SittingInferrer(Inferrer):
     """Proposes the next Sitting Ducks event. Watches the played pile for the cards laid on it
     since the last turn (one per turn, Bottoms Up aside: two mean a turn may have gone unseen)."""
 
-    def __init__(self, min_confidence: float = MIN_CONFIDENCE, quiet_ms: int = DEFAULT_QUIET_MS) -> None:
-        super().__init__(min_confidence)
+    def __init__(self, min_confidence: float = MIN_CONFIDENCE, quiet_ms: int = DEFAULT_QUIET_MS,
+                 needs_hands: bool = True) -> None:
+        super().__init__(min_confidence, needs_hands=needs_hands)
         self.quiet_ms = quiet_ms
         self._now_ts = 0  # the moment being read
         self._mark_ts = -1  # when the last turn was applied

@@ -27,9 +27,9 @@ Labels = tuple[str, ...]
 class SettledZone:
     """A zone's agreed content, how sure the reads were, and when it appeared and settled.
 
-    ``agreement`` is the share of the reads voting on the least agreed card that named it (1.0:
-    every read agreed): a classifier that keeps changing its mind about a card is not to be
-    trusted even when each read claims to be sure.
+    ``agreement`` is, for the least agreed card, the share of the reads since it was first
+    read that named it (1.0: every read agreed): a classifier that keeps changing its mind
+    about a card is not to be trusted even when each read claims to be sure.
     """
 
     labels: Labels
@@ -37,6 +37,9 @@ class SettledZone:
     first_seen_ts: int
     settled_ts: int
     agreement: float = 1.0
+    handled: bool = True
+    """Whether a hand was seen over the zone while its content changed to this: cards do not
+    change by themselves, so a change no hand made is likely a misread."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class ZoneChange:
 
 
 EMPTY = SettledZone((), 1.0, 0, 0)
+COVERS_KEPT = 64
+"""Covered frames remembered per zone, to tell whether a hand made a change."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,7 @@ class StabilityTracker:
         self.last_ts = 0
         self.frames = 0
         self._covered_ts: dict[str, int] = {}
+        self._covers: dict[str, deque[int]] = {}  # recent frames in which a hand covered the zone
 
     def update(self, snapshot: TableSnapshot) -> list[ZoneChange]:
         """Take one frame's reads; return the zones whose settled content changed with it."""
@@ -100,6 +106,7 @@ class StabilityTracker:
         for name, read in snapshot.zones.items():
             if read.occluded:
                 self._covered_ts[name] = snapshot.ts
+                self._covers.setdefault(name, deque(maxlen=COVERS_KEPT)).append(snapshot.ts)
                 continue
             reads = self._reads.setdefault(name, deque(maxlen=self.window))
             reads.append(_Read(read.labels, read.confidence, snapshot.ts))
@@ -133,7 +140,8 @@ class StabilityTracker:
             labels_list.append(label)
             agreeing = [r.confidence for r in same_length if r.labels[position] == label]
             confidence = min(confidence, sum(agreeing) / len(agreeing))
-            agreement = min(agreement, votes / len(same_length))
+            since = next(k for k, r in enumerate(same_length) if r.labels[position] == label)
+            agreement = min(agreement, votes / (len(same_length) - since))  # reads of what was there before do not count
         if not length:
             confidence = sum(r.confidence for r in same_length) / len(same_length)
         return _Vote(tuple(labels_list), confidence, agreement, same_length)
@@ -153,7 +161,15 @@ class StabilityTracker:
                 self._settled[name] = replace(current, confidence=vote.confidence, agreement=vote.agreement)
             return None
         exact = [r for r in vote.reads if r.labels == vote.labels] or vote.reads
-        settled = SettledZone(vote.labels, vote.confidence, exact[0].ts, vote.reads[-1].ts, vote.agreement)
+        first = exact[0].ts
+        before = [r.ts for r in reads if r.labels == current.labels and r.ts < first]
+        last_old = before[-1] if before else current.settled_ts
+        handled = any(last_old < ts <= vote.reads[-1].ts for ts in self._covers.get(name, ()))
+        if UNKNOWN in current.labels and len(current.labels) == len(vote.labels) and all(
+                old in (UNKNOWN, new) for old, new in zip(current.labels, vote.labels, strict=True)):
+            handled = current.handled  # an unclear card made out, not a change
+        settled = SettledZone(vote.labels, vote.confidence, first, vote.reads[-1].ts, vote.agreement,
+                              handled)
         self._settled[name] = settled
         return ZoneChange(name, current.labels, vote.labels, settled.first_seen_ts,
                           settled.settled_ts, vote.confidence)
@@ -190,6 +206,7 @@ class StabilityTracker:
         twin._reads = {name: deque(reads, maxlen=self.window) for name, reads in self._reads.items()}
         twin._settled = dict(self._settled)
         twin._covered_ts = dict(self._covered_ts)
+        twin._covers = {name: deque(covers, maxlen=COVERS_KEPT) for name, covers in self._covers.items()}
         twin.last_ts, twin.frames = self.last_ts, self.frames
         return twin
 
@@ -201,7 +218,7 @@ class StabilityTracker:
         for name in names:
             z = self.settled(name)
             out.append((name, z.labels, z.first_seen_ts, z.settled_ts, round(z.confidence, 1),
-                        round(z.agreement, 1), self._covered_ts.get(name), self.fresh(name)))
+                        round(z.agreement, 1), z.handled, self._covered_ts.get(name), self.fresh(name)))
         return tuple(out)
 
     def view(self) -> dict[str, SettledZone]:

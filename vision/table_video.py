@@ -22,6 +22,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -619,12 +620,27 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02) -> Repl
 
 
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
-                  max_frames: int | None = None, frames_dir: str | None = None) -> ReplayResult:
-    """One DUCK bot game rendered frame by frame and read back through the camera path."""
+                  max_frames: int | None = None, frames_dir: str | None = None,
+                  snapshots_dir: str | None = None) -> ReplayResult:
+    """One DUCK bot game rendered frame by frame and read back through the camera path.
+
+    With ``snapshots_dir`` the camera's reads (one snapshot per frame, JSON lines) are kept
+    there and used again next time, so a change to tracking or inference is measured on the
+    same reads in seconds instead of minutes; delete the folder after changing the renderer,
+    the detector or the cover watch (a new classifier gets new files by itself).
+    """
     game = bot_game("duck", seed, players)
     shots = script_for(game, seed)
     if max_frames is not None:
         shots = shots[:max_frames]
+    cache = None
+    if snapshots_dir is not None:
+        cache = Path(snapshots_dir) / f"duck-{players}p-seed{seed}-tilt{tilt_deg:g}-{_reads_tag(labels)}.jsonl"
+        kept = read_snapshots(cache)
+        if kept is not None and len(kept) >= len(shots):
+            result = replay(game, zip(kept[:len(shots)], shots, strict=True), seed=seed)
+            result.seconds["cached_reads"] = 1.0
+            return result
     layout = duck_layout(players)
     renderer = TableRenderer("duck", layout, background_seed=seed, tilt_deg=tilt_deg)
     from .calibrate import calibrate_from_markers
@@ -634,7 +650,7 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     reader = FrameReader(calibrated, empty, "duck", model_classifier("duck") if labels == "model" else None)
     render_s = 0.0
 
-    def frames() -> Iterator[tuple[TableSnapshot, Shot]]:
+    def frames() -> Iterator[TableSnapshot]:
         nonlocal render_s
         for index, shot in enumerate(shots):
             t0 = time.perf_counter()
@@ -642,12 +658,40 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
             render_s += time.perf_counter() - t0
             if frames_dir is not None:
                 cv2.imwrite(f"{frames_dir}/frame-{index:05d}.jpg", image)
-            yield reader.read(image, shot.ts, index, shot), shot
+            yield reader.read(image, shot.ts, index, shot)
 
     if frames_dir is not None:
-        from pathlib import Path
-
         Path(frames_dir).mkdir(parents=True, exist_ok=True)
-    result = replay(game, frames(), seed=seed)
+    if cache is not None:  # read every frame first: the replay may stop at a wrong event
+        snapshots = list(frames())
+        write_snapshots(cache, snapshots)
+        result = replay(game, zip(snapshots, shots, strict=True), seed=seed)
+    else:
+        result = replay(game, zip(frames(), shots, strict=True), seed=seed)
     result.seconds.update(reader.seconds, render=render_s)
     return result
+
+
+def _reads_tag(labels: str) -> str:
+    """Names what gave the labels: the true ones, or which classifier (by its checksum)."""
+    if labels != "model":
+        return labels
+    from .classify import default_model_path, read_manifest
+
+    return "model-" + read_manifest(default_model_path()).sha256[:10]
+
+
+def write_snapshots(path: Path, snapshots: Sequence[TableSnapshot]) -> None:
+    """One snapshot per line; written whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(s.dumps() + "\n" for s in snapshots))
+    tmp.replace(path)
+
+
+def read_snapshots(path: Path) -> list[TableSnapshot] | None:
+    """The snapshots kept in ``path``, or None when there are none (or they cannot be read)."""
+    try:
+        return [TableSnapshot.from_json(line) for line in path.read_text().splitlines() if line]
+    except (OSError, ValueError):
+        return None

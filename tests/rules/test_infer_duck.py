@@ -32,12 +32,19 @@ class Table:
         assert isinstance(self.follower.state, DuckState)
         return self.follower.state
 
-    def lay(self, frames: int = 5, **zones: list[str] | None) -> list[Event]:
-        """Change some zones (``s1_reveal=[...]``) and show the table for ``frames`` frames."""
+    def lay(self, frames: int = 5, hand: bool = True, **zones: list[str] | None) -> list[Event]:
+        """A hand changes some zones (``s1_reveal=[...]``): it covers them for a frame (unless
+        ``hand`` is False: the camera missed it), then the table shows for ``frames`` frames."""
+        applied = []
+        changed = {}
         for key, labels in zones.items():
             seat, kind = key[1:].split("_")
-            self.zones[seat_zone(int(seat), kind)] = labels
-        applied = []
+            name = seat_zone(int(seat), kind)
+            if self.zones[name] != labels:
+                changed[key] = None
+            self.zones[name] = labels
+        if changed and hand:
+            applied += self.glimpse(changed)
         for _ in range(frames):
             self.ts += 66
             applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, self.zones)).applied]
@@ -74,7 +81,7 @@ def test_DUCK_S1_deal_is_read_from_the_dealers_face_up_card():
     table = dealt()
     assert table.kinds() == [("deal", None, {"face_up": ["red-5", None, None]})]
     event = table.follower.log[0].event
-    assert event.source == "camera" and event.ts == 66
+    assert event.source == "camera" and event.ts == 2 * 66  # the first frame after the hand
     assert table.state.turn == 1  # DUCK-S2: left of the dealer starts
 
 
@@ -283,3 +290,41 @@ def test_confirmed_event_lets_the_follower_replay_what_the_table_did_meanwhile()
     assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok
     assert table.kinds()[13:] == [("play", 1, {"cards": ["blue-1"]}), ("draw", 1, {"source": "right"})]
     assert table.follower.pending is None and table.state.turn == 2
+
+
+def test_DUCK_A1_a_card_that_changed_with_no_hand_seen_is_held_as_a_likely_misread():
+    """Cards do not move by themselves: a classifier that starts reading a 3 as a 2 must not
+    make a play (rendered frames, model labels)."""
+    table = round_trip()
+    assert table.kinds()[-1:] == [("play", 0, {"cards": ["blue-3"]})]
+    table.lay(s1_discard=["blue-7"])  # seat 0 takes yellow-1 from seat 1 (its left)
+    assert table.kinds()[-1:] == [("draw", 0, {"source": "left"})]
+    assert table.lay(s1_discard=["blue-1"], hand=False) == []  # blue-7 now read as blue-1
+    pending = table.follower.pending
+    assert pending is not None and "no hand seen" in pending.why
+    applied = table.lay(s1_discard=["red-4"])  # a hand lays red-4: that is a play
+    assert [(e.type, e.seat, e.data) for e in applied] == [("play", 1, {"cards": ["red-4"]})]
+
+
+def test_DUCK_A4_deck_draw_is_held_while_another_pile_shows_what_no_event_explains():
+    """Seat 0's pile reads blue-5 where red-5 lies: the reads the draw rests on may be as
+    wrong, so it waits for a person (rendered frames, model labels)."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s0_discard=["blue-5"], s2_reveal=["red-2"])
+    assert [e.type for e in (i.event for i in table.follower.log)] == ["deal", "play"]
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"source": "deck"}
+    assert "seat 1's pile shows blue-5 where red-5 should lie" in pending.why
+
+
+def test_cards_shown_before_a_play_entered_by_hand_are_not_taken_for_a_later_play():
+    """The follower walks table moments again after a person enters an event; cards it sees
+    shown there belong to the play just entered, not to the seat's next one."""
+    table = round_trip()
+    table.lay(s1_reveal=["yellow-1"])  # seat 0's draw is unsure (seat 2's red-2 on red-2)
+    assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok
+    table.lay(s1_reveal=[], hand=False)  # stacked onto the yellow-1 on top, the hand unseen
+    assert table.state.phase == "play" and table.state.turn == 1  # nothing to see
+    assert table.follower.manual(Event("play", 1, {"cards": ["yellow-1"]})).ok
+    assert 1 not in table.follower.inferrer._staged  # (private) nothing kept for seat 1's next turn

@@ -1,0 +1,216 @@
+"""Ducky Ducky events inferred from hand-made table snapshots (issue 5: river, fishing, gifts).
+
+Each test lays the board and cards as players would (the convention in ``rules/infer_ducky.py``),
+feeds a few identical frames through the tracker and checks what the follower applied or holds
+for a person. The board is the default layout: white pads on cells 3, 7, 13, 17; log ``k`` faces
+cell ``2k + 1``; the start logs are 0, 2, 5 and 7.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from ducktable.rules import Event, make_game
+from ducktable.rules.ducky import DuckyState
+from ducktable.rules.infer_base import TableFollower
+from ducktable.rules.infer_ducky import (
+    SPARE_ZONE,
+    DuckyInferrer,
+    card_labels,
+    expected_zones,
+    gifts_zone,
+    log_zone,
+    pad_labels,
+    pawn_label,
+    pile_zone,
+    river_zone,
+)
+from ducktable.rules.snapshot import snapshot_of
+
+COLOURED = ("yellow", "green", "blue", "pink")
+WHITE_CELLS = (3, 7, 13, 17)
+RIVER = []
+for _cell in range(20):
+    if _cell in WHITE_CELLS:
+        RIVER.append("white")
+    else:
+        RIVER.append(COLOURED[len([c for c in range(_cell) if c not in WHITE_CELLS]) % 4])
+# cells: 0 yellow, 1 green, 2 blue, 4 pink, 5 yellow, ... 18 blue, 19 pink
+P0_CARDS = ["card-blue-pink", "card-yellow-blue"]
+P1_CARDS = ["card-green-green", "card-yellow-yellow"]
+
+
+class Table:
+    """The physical table of a 2-player Ducky Ducky match and a follower watching it."""
+
+    def __init__(self) -> None:
+        state = make_game("ducky").new_state(["Ann", "Ben"], observer=True)
+        assert isinstance(state, DuckyState)
+        self.follower = TableFollower(state, DuckyInferrer())
+        self.zones: dict[str, list[str]] = {k: list(v) for k, v in expected_zones(state).items()}
+        self.ts = 0
+
+    @property
+    def state(self) -> DuckyState:
+        assert isinstance(self.follower.state, DuckyState)
+        return self.follower.state
+
+    def _frame(self, covered: Iterable[str] = ()) -> list[Event]:
+        self.ts += 66
+        zones = {k: (None if k in covered else v) for k, v in self.zones.items()}
+        return [i.event for i in self.follower.feed(snapshot_of(self.ts, zones)).applied]
+
+    def lay(self, zones: Mapping[str, Sequence[str]], frames: int = 5) -> list[Event]:
+        """A hand reaches over ``zones``, lays their new contents and leaves; then the table is
+        shown for ``frames`` frames."""
+        applied = self._frame(zones) + self._frame(zones)
+        for name, labels in zones.items():
+            self.zones[name] = list(labels)
+        for _ in range(frames):
+            applied += self._frame()
+        return applied
+
+    def kinds(self) -> list[tuple[str, int | None, dict]]:
+        return [(i.event.type, i.event.seat, dict(i.event.data)) for i in self.follower.log]
+
+
+def board(river: list[str] = RIVER, ducks: bool = True) -> dict[str, tuple[str, ...]]:
+    zones = {river_zone(c): pad_labels(colour, ducks and colour != "white") for c, colour in enumerate(river)}
+    zones[SPARE_ZONE] = pad_labels("white", False)
+    return zones
+
+
+def set_up() -> Table:
+    table = Table()
+    table.lay({**board(), log_zone(0): (pawn_label(0),), log_zone(2): (pawn_label(1),),
+               pile_zone(0, 0): (P0_CARDS[0],), pile_zone(0, 1): (P0_CARDS[1],),
+               pile_zone(1, 0): (P1_CARDS[0],), pile_zone(1, 1): (P1_CARDS[1],)})
+    return table
+
+
+def flowed() -> dict[str, tuple[str, ...]]:
+    """The river after one flow from set-up: the white spare in at the entrance, cell 19's pink
+    pad (its duck falling) out as the new spare."""
+    zones = board(["white", *RIVER[:-1]])
+    zones[river_zone(0)] = pad_labels("white", False)
+    zones[SPARE_ZONE] = pad_labels("pink", True)
+    return zones
+
+
+def moved() -> Table:
+    """Ann moved to log 1 (facing cell 3) and the river flowed: the pink duck that fell is hers."""
+    table = set_up()
+    table.lay({log_zone(0): (), log_zone(1): (pawn_label(0),)})
+    table.lay(flowed())
+    return table
+
+
+def test_DUCKY_S1_setup_is_read_from_the_board_the_pawns_and_the_top_cards():
+    table = set_up()
+    assert table.kinds() == [("setup", None, {"river": RIVER, "pawns": [0, 2],
+                                              "visible": [P0_CARDS, P1_CARDS]})]
+    assert table.state.phase == "move" and table.follower.log[0].event.source == "camera"
+
+
+def test_DUCKY_S1_no_setup_while_a_coloured_pad_still_lacks_its_duck():
+    table = Table()
+    zones = board()
+    zones[river_zone(0)] = pad_labels("yellow", False)
+    applied = table.lay({**zones, log_zone(0): (pawn_label(0),), log_zone(2): (pawn_label(1),),
+                         pile_zone(0, 0): (P0_CARDS[0],), pile_zone(0, 1): (P0_CARDS[1],),
+                         pile_zone(1, 0): (P1_CARDS[0],), pile_zone(1, 1): (P1_CARDS[1],)})
+    assert applied == [] and table.state.phase == "setup"
+
+
+def test_DUCKY_T1_T2_a_move_waits_for_the_river_to_flow():
+    table = set_up()
+    assert table.lay({log_zone(0): (), log_zone(1): (pawn_label(0),)}) == []  # pawn moved, pads not yet
+    applied = table.lay(flowed())
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("move", 0, {"log": 1})]
+    assert table.state.pad_colour == ["white", *RIVER[:-1]]  # DUCKY-T2
+    assert table.state.phase == "offer" and table.state.falling == "pink"  # DUCKY-T3: Ann can use it
+
+
+def test_DUCKY_T2_a_river_that_did_not_flow_by_one_cell_is_held_for_a_person():
+    table = set_up()
+    table.lay({log_zone(0): (), log_zone(1): (pawn_label(0),)})
+    wrong = flowed()
+    wrong[river_zone(5)] = pad_labels("green", True)  # a pad misread, or laid wrongly
+    assert table.lay(wrong) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "move" and "flowing" in pending.why
+
+
+def test_DUCKY_T3_the_fallen_duck_is_taken_onto_the_card_that_shows_it():
+    table = moved()
+    applied = table.lay({SPARE_ZONE: pad_labels("pink", False),
+                         pile_zone(0, 0): card_labels(P0_CARDS[0], [False, True])})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("take", 0, {"pile": 0})]
+    assert table.state.phase == "fish"
+
+
+def take() -> Table:
+    table = moved()
+    table.lay({SPARE_ZONE: pad_labels("pink", False), pile_zone(0, 0): card_labels(P0_CARDS[0], [False, True])})
+    return table
+
+
+def test_DUCKY_T4_fishing_goes_onto_the_pile_whose_card_shows_the_duck():
+    table = take()  # Ann faces cell 3, now the blue pad with its duck; both her cards want blue
+    applied = table.lay({river_zone(3): pad_labels("blue", False),
+                         pile_zone(0, 1): card_labels(P0_CARDS[1], [False, True])})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fish", 0, {"pile": 1})]
+    assert table.state.turns == 1 and table.state.active == 1  # nobody else could fish: next turn
+
+
+def test_DUCKY_T4_a_fisher_has_passed_once_the_next_player_moves():
+    table = take()
+    assert table.lay({}) == []  # fishing leaves no mark: nothing is inferred from waiting
+    applied = table.lay({log_zone(2): (), log_zone(3): (pawn_label(1),)})
+    assert [(e.type, e.seat) for e in applied] == [("pass", 0)]
+    assert table.state.phase == "move" and table.state.active == 1
+
+
+def test_DUCKY_T4_a_card_filled_after_the_next_move_is_no_fishing():
+    table = take()
+    table.lay({log_zone(2): (), log_zone(3): (pawn_label(1),)}, frames=2)
+    applied = table.lay({river_zone(3): pad_labels("blue", False),
+                         pile_zone(0, 1): card_labels(P0_CARDS[1], [False, True])})
+    assert [(e.type, e.seat) for e in applied] == [("pass", 0)]
+
+
+def test_DUCKY_T5_a_completed_card_becomes_a_gift_then_the_next_card_and_the_ducks_come_back():
+    table = take()
+    applied = table.lay({river_zone(3): pad_labels("blue", False),
+                         pile_zone(0, 0): ("back",), gifts_zone(0): ("gift",)})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("fish", 0, {"pile": 0})]
+    assert table.state.gifts[0] == [P0_CARDS[0]]
+    applied = table.lay({pile_zone(0, 0): ("card-green-pink",)})
+    assert [(e.type, dict(e.data)) for e in applied] == [("uncover", {"card": "card-green-pink"})]
+    applied = table.lay({river_zone(3): pad_labels("blue", True), SPARE_ZONE: pad_labels("pink", True)})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][0] == ("return", 0, {"pads": [3, "spare"]})
+
+
+def test_DUCKY_T5_a_completed_card_still_face_up_is_not_taken_for_the_next_card():
+    table = take()
+    table.lay({river_zone(3): pad_labels("blue", False), pile_zone(0, 0): card_labels(P0_CARDS[0], [True, True])})
+    assert table.kinds()[-1][0] == "fish"
+    assert table.lay({pile_zone(0, 0): (P0_CARDS[0],)}) == []  # ducks off, card not yet turned
+
+
+def test_DUCKY_W1_the_last_pass_of_a_game_is_held_for_a_person():
+    table = take()
+    table.state.gifts[0] = ["card-green-green"] * 6  # Ann already holds six gifts
+    assert table.lay({}) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "pass" and "game ends" in pending.why
+    assert table.follower.confirm().ok and table.state.is_over()
+
+
+def test_DUCKY_T3_a_duck_appearing_on_a_card_with_no_hand_seen_is_held_for_a_person():
+    table = moved()
+    table.zones[pile_zone(0, 0)] = list(card_labels(P0_CARDS[0], [False, True]))  # no hand: a misread?
+    table.zones[SPARE_ZONE] = list(pad_labels("pink", False))
+    assert [e for _ in range(6) for e in table._frame()] == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "take" and "no hand" in pending.why

@@ -1,0 +1,202 @@
+"""Sitting Ducks events inferred from hand-made table snapshots (issue 5: line changes checked
+against the action card shown).
+
+Each test lays cards as players would (the convention in ``rules/infer_sitting.py``): a hand
+reaches over what changes, lays it, and leaves; then the table is shown for a while. Three
+players (blue, green, orange); the first line is water, blue, green, water, orange, water, so
+seat 0 (blue) starts (SIT-S2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ducktable.rules import Event, make_game
+from ducktable.rules.infer_base import TableFollower
+from ducktable.rules.infer_sitting import PLAYED_ZONE, SittingInferrer, expected_zones, line_zone
+from ducktable.rules.sitting import SittingDucksState
+from ducktable.rules.snapshot import snapshot_of
+
+FIRST_LINE = ["water", "duck-blue", "duck-green", "water", "duck-orange", "water"]
+
+
+class Table:
+    """The physical table of a 3-player Sitting Ducks match and a follower watching it."""
+
+    def __init__(self) -> None:
+        state = make_game("sitting").new_state(["Ann", "Ben", "Cat"], observer=True)
+        assert isinstance(state, SittingDucksState)
+        self.follower = TableFollower(state, SittingInferrer())
+        self.zones: dict[str, list[str] | None] = {k: list(v) for k, v in expected_zones(state).items()}
+        self.ts = 0
+
+    @property
+    def state(self) -> SittingDucksState:
+        assert isinstance(self.follower.state, SittingDucksState)
+        return self.follower.state
+
+    def _frame(self, covered: Iterable[str] = ()) -> list[Event]:
+        self.ts += 66
+        zones = {k: (None if k in covered else v) for k, v in self.zones.items()}
+        return [i.event for i in self.follower.feed(snapshot_of(self.ts, zones)).applied]
+
+    def lay(self, zones: Mapping[str, Iterable[str]], frames: int = 12) -> list[Event]:
+        """A hand reaches over ``zones``, lays their new contents, leaves; then ``frames`` frames."""
+        applied = []
+        for _ in range(2):
+            applied += self._frame(zones)
+        for name, labels in zones.items():
+            self.zones[name] = list(labels)
+        applied += self._frame(zones)
+        for _ in range(frames):
+            applied += self._frame()
+        return applied
+
+    def wait(self, frames: int = 12) -> list[Event]:
+        return [e for _ in range(frames) for e in self._frame()]
+
+    def kinds(self) -> list[tuple[str, int | None, dict]]:
+        return [(i.event.type, i.event.seat, dict(i.event.data)) for i in self.follower.log]
+
+
+def line(*cards: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Line zones from each position's labels, front first (missing positions are empty)."""
+    return {line_zone(p): cards[p - 1] if p <= len(cards) else () for p in range(1, 7)}
+
+
+def dealt() -> Table:
+    table = Table()
+    table.lay(line(*[(c,) for c in FIRST_LINE]))
+    return table
+
+
+def test_SIT_S1_shuffles_and_draws_are_applied_when_due_and_the_first_line_is_read():
+    table = dealt()
+    kinds = [k for k, _, _ in table.kinds()]
+    assert kinds[:3] == ["shuffle", "reveal", "shuffle"] and kinds[3:] == ["draw"] * 9
+    assert table.kinds()[1][2] == {"cards": FIRST_LINE}
+    assert table.state.to_move() == 0  # SIT-S2: blue lies frontmost
+
+
+def test_SIT_A1_aim_is_read_from_the_card_on_the_pile_and_the_new_target():
+    table = dealt()
+    assert table.lay({PLAYED_ZONE: ["action-aim"]}) == []  # the card first: its effect is to come
+    applied = table.lay({line_zone(3): ["duck-green", "target"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:2] == [("aim", 0, {"position": 3}), ("draw", 0, {})]
+
+
+def aimed() -> Table:
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-aim"]})
+    table.lay({line_zone(3): ["duck-green", "target"]})
+    return table
+
+
+def test_SIT_A4_billy_the_duck_and_fire_leave_the_same_line_so_the_card_decides():
+    table = aimed()
+    table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
+    applied = table.lay(line(("water",), ("duck-blue",), ("water",), ("duck-orange",), ("water",), ()))
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("billy_the_duck", 1, {"position": 3})]
+    assert table.state.shot == [0, 1, 0]  # SIT-T2: the green duck went to its owner
+    applied = table.lay({line_zone(6): ["duck-blue"]})  # the pond refills the last place
+    assert [(e.type, dict(e.data)) for e in applied][:1] == [("reveal", {"cards": ["duck-blue"]})]
+
+
+def test_SIT_A2_fire_may_be_laid_after_its_change_in_the_line():
+    table = aimed()
+    assert table.lay(line(("water",), ("duck-blue",), ("water",), ("duck-orange",), ("water",), ())) == []
+    applied = table.lay({PLAYED_ZONE: ["action-fire"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
+
+
+def test_SIT_T1_a_line_change_without_a_new_card_is_held_for_a_person():
+    table = dealt()
+    assert table.lay({line_zone(3): ["duck-green", "target"]}) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "aim" and "no new action card" in pending.why
+
+
+def test_SIT_T1_a_change_the_card_shown_cannot_make_is_held_for_a_person():
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-duck-march"]})
+    assert table.lay({line_zone(3): ["duck-green", "target"]}) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "aim" and "action-duck-march" in pending.why
+
+
+def test_SIT_T1_a_card_with_no_legal_play_and_no_change_is_a_discard():
+    table = dealt()
+    applied = table.lay({PLAYED_ZONE: ["action-fire"]})  # no target anywhere: Fire cannot be played
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("discard", 0, {"card": "action-fire"})]
+
+
+def test_SIT_T1_a_hand_over_a_pile_whose_top_looks_the_same_is_held_for_a_person():
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-fire"]})
+    assert table.lay({PLAYED_ZONE: ["action-fire"]}) == []  # Ben's Fire on Ann's, or just a hand?
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "discard" and "looks like" in pending.why
+
+
+def test_SIT_T1_a_change_is_taken_only_once_the_line_is_free_of_hands():
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-aim"]})
+    assert table.lay({line_zone(3): ["duck-green", "target"]}, frames=5) == []  # read, but a hand just left
+    assert [e.type for e in table.wait(8)][:1] == ["aim"]
+
+
+def test_SIT_A15_bottoms_up_lies_on_its_duck_instead_of_the_pile():
+    table = dealt()
+    applied = table.lay({line_zone(2): ["duck-blue", "action-bottoms-up"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("bottoms_up", 0, {"position": 2})]
+    assert table.state.gallery.spot(2).bottoms_up == 0
+
+
+def test_SIT_A15_an_expired_bottoms_up_still_lying_on_the_line_is_no_new_play():
+    table = dealt()
+    table.lay({line_zone(2): ["duck-blue", "action-bottoms-up"]})
+    table.lay({PLAYED_ZONE: ["action-aim"]})
+    assert [e.type for e in table.lay({line_zone(4): ["water", "target"]})][:1] == ["aim"]  # Ben
+    table.lay({PLAYED_ZONE: ["action-move-right"]})
+    applied = table.lay({line_zone(4): ["water"], line_zone(5): ["duck-orange", "target"]})  # Cat
+    assert [e.type for e in applied][:1] == ["move_right"]
+    assert table.state.to_move() == 0 and table.state.gallery.spot(2).bottoms_up is None  # expired
+    assert table.wait() == []  # the card still lies on the duck: not a new Bottoms Up
+    table.lay({line_zone(2): ["duck-blue"], PLAYED_ZONE: ["action-bottoms-up"]})  # taken off
+    table.lay({PLAYED_ZONE: ["action-aim"]})
+    applied = table.lay({line_zone(1): ["water", "target"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("aim", 0, {"position": 1})]
+
+
+def test_SIT_A12_a_duck_shuffle_that_leaves_the_line_as_it_was_is_held_for_a_person():
+    table = dealt()
+    assert table.lay({PLAYED_ZONE: ["action-duck-shuffle"]}) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "duck_shuffle"
+    assert table.follower.confirm().ok and table.state.to_move() == 1
+
+
+def test_SIT_A12_a_duck_shuffle_is_read_as_the_arrangement_shown():
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-duck-shuffle"]})
+    applied = table.lay(line(("duck-orange",), ("duck-blue",), ("duck-green",), ("water",), ("water",), ("water",)))
+    assert [(e.type, dict(e.data)) for e in applied][:1] == [("duck_shuffle", {"arrangement": [5, 2, 3, 1, 4, 6]})]
+
+
+def test_SIT_A13_duck_dance_empties_the_line_then_the_pond_is_shuffled_and_a_new_line_dealt():
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-duck-dance"]})
+    applied = table.lay(line())
+    assert [e.type for e in applied][:2] == ["duck_dance", "shuffle"]
+    new = ["duck-green", "water", "duck-blue", "duck-blue", "water", "duck-orange"]
+    applied = table.lay(line(*[(c,) for c in new]))
+    assert [(e.type, dict(e.data)) for e in applied][:1] == [("reveal", {"cards": new})]
+
+
+def test_SIT_T1_a_line_change_no_hand_was_seen_making_is_held_for_a_person():
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-aim"]})
+    table.zones[line_zone(3)] = ["duck-green", "target"]  # read so, yet nobody reached there
+    assert table.wait() == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "aim" and "no hand" in pending.why
