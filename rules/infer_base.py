@@ -58,6 +58,13 @@ class Inferrer:
     def applied(self, state: State, event: Event) -> None:
         """Called after ``event`` was applied to ``state`` (camera, confirmed or manual)."""
 
+    def conflicts(self, waiting: Event, proposal: Event) -> bool:
+        """Whether a sure ``proposal`` contradicts the event already ``waiting`` for a person
+        (then it waits too: the table moved on, and what is seen now may hide what was seen
+        before). By default, another event type or seat contradicts; a clearer read of the
+        same move does not."""
+        return waiting.type != proposal.type or waiting.seat != proposal.seat
+
     def remember(self) -> dict[str, Any]:
         """A copy of what this inferrer has noted so far (its attributes), to go back to."""
         return copy.deepcopy(self.__dict__)
@@ -162,6 +169,11 @@ class TableFollower:
             if not proposal.certain:
                 self.pending = proposal
                 break
+            if self.pending is not None and self.inferrer.conflicts(self.pending.event, proposal.event):
+                self.pending = Inference(self.pending.event, False, (
+                    f"the camera first saw signs of {_describe(self.pending.event)}, then of "
+                    f"{_describe(proposal.event)}"))
+                break
             verdict = self.state.check(proposal.event)
             if not verdict.ok:
                 self.pending = Inference(proposal.event, False, f"the rules refuse it: {verdict.reason}")
@@ -172,23 +184,24 @@ class TableFollower:
         step.pending = self.pending
         return step
 
-    def confirm(self, event: Event | None = None) -> Verdict:
+    def confirm(self, event: Event | None = None, *, catch_up: bool = True) -> Verdict:
         """A person accepts the pending event, or gives the right one instead; then the
-        follower catches up with what the table did meanwhile."""
+        follower catches up with what the table did meanwhile (``catch_up`` False: the camera
+        has stopped, and its last picture of the table says nothing about what comes next)."""
         chosen = event if event is not None else (self.pending.event if self.pending else None)
         if chosen is None:
             return Verdict.illegal("there is no camera event waiting to be confirmed")
-        return self._settle_by_hand(Inference(chosen, True, "confirmed by hand"))
+        return self._settle_by_hand(Inference(chosen, True, "confirmed by hand"), catch_up)
 
-    def manual(self, event: Event) -> Verdict:
+    def manual(self, event: Event, *, catch_up: bool = True) -> Verdict:
         """An event the camera cannot see (die roll, Quack, duck call), entered by hand; then
-        the follower catches up with what the table did meanwhile."""
-        return self._settle_by_hand(Inference(event, True, "entered by hand"))
+        the follower catches up with what the table did meanwhile (see :meth:`confirm`)."""
+        return self._settle_by_hand(Inference(event, True, "entered by hand"), catch_up)
 
     def reject(self) -> None:
         self.pending = None
 
-    def _settle_by_hand(self, inference: Inference) -> Verdict:
+    def _settle_by_hand(self, inference: Inference, catch_up: bool) -> Verdict:
         verdict = self.state.check(inference.event)
         if not verdict.ok:
             return verdict
@@ -198,12 +211,19 @@ class TableFollower:
         self._apply(inference)
         self._memory = self.inferrer.remember()
         views, self._behind, self._signature = self._behind, [], None
-        for view in views:
-            self._step(view, live=False)
-        self._step(self.tracker, live=True)
+        if catch_up:
+            for view in views:
+                self._step(view, live=False)
+            self._step(self.tracker, live=True)
         return verdict
 
     def _apply(self, inference: Inference) -> None:
         self.state.apply_or_raise(inference.event)
         self.inferrer.applied(self.state, inference.event)
         self.log.append(inference)
+
+
+def _describe(event: Event) -> str:
+    who = "" if event.seat is None else f" by seat {event.seat + 1}"
+    details = ", ".join(f"{k} {v}" for k, v in sorted(event.data.items()) if not isinstance(v, list | dict))
+    return f"a {event.type}{who}" + (f" ({details})" if details else "")

@@ -58,18 +58,12 @@ class DuckInferrer(Inferrer):
         self._last_event_ts = -1
         self._now = -1  # the moment of the table last looked at
         self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
-        self._pile_set_at: dict[int, int] = {}  # when a person last entered a change of each pile
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod
     def _top(table: StabilityTracker, seat: int) -> str | None:
         labels = table.labels(seat_zone(seat, DISCARD))
         return labels[-1] if labels else None
-
-    def _pile_news(self, table: StabilityTracker, seat: int) -> bool:
-        """Whether the camera read the seat's pile since a person last entered a change of it:
-        a read from before that (a stale table) is no evidence of anything new."""
-        return table.settled(seat_zone(seat, DISCARD)).first_seen_ts > self._pile_set_at.get(seat, -1)
 
     @staticmethod
     def _shown(table: StabilityTracker, seat: int) -> tuple[str, ...]:
@@ -94,9 +88,6 @@ class DuckInferrer(Inferrer):
     def applied(self, state: State, event: Event) -> None:
         if event.ts is not None:
             self._last_event_ts = event.ts
-        assert isinstance(state, DuckState)
-        if event.source != "camera":  # piles the camera may not have seen change yet
-            self._piles_entered_at(state, event)
         if event.type == "play" and event.seat is not None:
             self._staged.pop(event.seat, None)
             self._played_at[event.seat] = self._now
@@ -106,18 +97,11 @@ class DuckInferrer(Inferrer):
         if event.type == "reveal":
             self._cleared = False
 
-    def _piles_entered_at(self, state: DuckState, event: Event) -> None:
-        """Note the piles an event entered by a person changed, and when: until the camera
-        reads those piles again, what it saw there before is no evidence of a new play."""
-        seats: list[int] = []
-        if event.type in ("deal", "reveal"):
-            seats = list(range(state.num_players))
-        elif event.type == "play" and event.seat is not None:
-            seats = [event.seat]
-        elif event.type == "draw" and event.seat is not None and event.data.get("source") in ("left", "right"):
-            seats = [state.left(event.seat) if event.data["source"] == "left" else state.right(event.seat)]
-        for seat in seats:
-            self._pile_set_at[seat] = self._now
+    def conflicts(self, waiting: Event, proposal: Event) -> bool:
+        """A draw from one place contradicts a draw from another (a take seen earlier may be
+        covered by the next player's play by now)."""
+        return super().conflicts(waiting, proposal) or (
+            waiting.type == "draw" and waiting.data.get("source") != proposal.data.get("source"))
 
     def recall(self, memory: dict[str, Any]) -> None:
         """Go back to an earlier memory, but keep the latest moment looked at: an event a
@@ -203,8 +187,6 @@ class DuckInferrer(Inferrer):
         pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
-            if not self._pile_news(table, t):
-                return None
             if staged is None:
                 doubt = ""
                 if table.covered_since(reveal_zone, self._last_event_ts):

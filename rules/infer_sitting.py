@@ -199,14 +199,16 @@ class SittingInferrer(Inferrer):
             return  # a hand is (or just was) there: the top read is still the old card
         played = table.labels(PLAYED_ZONE)
         top = played[-1] if played else None
+        if top is not None and top not in ACTION_BY_CARD:
+            return  # a card not made out: wait for a clear reading
         changed = top != self._pile_top
         visited = table.covered_since(PLAYED_ZONE, self._pile_seen_ts)
         earlier = table.last_ts < self._hand_ts  # a moment from before the last entry by hand
         first_look = self._first_look and not earlier
         self._first_look = self._first_look and earlier
         self._pile_top, self._pile_seen_ts = top, table.last_ts
-        if top is None or top == BOTTOMS_UP_CARD or top not in ACTION_BY_CARD:
-            return
+        if top is None or top == BOTTOMS_UP_CARD or not (visited or first_look):
+            return  # the pile was emptied, a Bottoms Up card put there, or a misread went away
         if top in self._owed and (changed or first_look or visited):
             if not changed:
                 self._guessed.add(top)
@@ -275,8 +277,8 @@ class SittingInferrer(Inferrer):
         if card is not None:
             used = next((lay for lay in self._layings if lay.card == card and not lay.look_alike),
                         next((lay for lay in self._layings if lay.card == card), None))
-            if used is not None:
-                self._layings.remove(used)
+            if used is not None:  # cards noted before it are stale (misreads, or hands only)
+                del self._layings[:self._layings.index(used) + 1]
             elif by_hand:
                 self._owed.append(card)
             else:

@@ -141,7 +141,8 @@ class StabilityTracker:
             agreeing = [r.confidence for r in same_length if r.labels[position] == label]
             confidence = min(confidence, sum(agreeing) / len(agreeing))
             since = next(k for k, r in enumerate(same_length) if r.labels[position] == label)
-            agreement = min(agreement, votes / (len(same_length) - since))  # reads of what was there before do not count
+            # reads of what was there before do not count
+            agreement = min(agreement, votes / (len(same_length) - since))
         if not length:
             confidence = sum(r.confidence for r in same_length) / len(same_length)
         return _Vote(tuple(labels_list), confidence, agreement, same_length)

@@ -591,7 +591,7 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
     else:  # the video is over: a person enters whatever the camera did not settle
         while not state.is_over() and len(follower.log) < len(truth):
             before = len(follower.log)
-            _confirm(follower, truth, result)
+            _confirm(follower, truth, result, camera_on=False)
             if not check_new(before):
                 break
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
@@ -599,11 +599,11 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
     return result
 
 
-def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult) -> None:
+def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult, camera_on: bool = True) -> None:
     k = len(follower.log)
     if follower.pending is not None and _same(follower.pending.event, truth[k]):
         result.accepted += 1  # the camera's own guess, only confirmed
-    verdict = follower.confirm(truth[k])
+    verdict = follower.confirm(truth[k], catch_up=camera_on)
     result.confirmed += 1
     if not verdict.ok:
         result.first_problem = result.first_problem or f"event #{k}: the true event was refused: {verdict}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ducktable.rules import Event, make_game
 from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.duck import DuckState
-from ducktable.rules.infer_base import TableFollower
+from ducktable.rules.infer_base import Inference, TableFollower
 from ducktable.rules.infer_duck import DuckInferrer
 from ducktable.rules.snapshot import TableSnapshot, ZoneRead, seat_zone, snapshot_of
 
@@ -328,3 +328,31 @@ def test_cards_shown_before_a_play_entered_by_hand_are_not_taken_for_a_later_pla
     assert table.state.phase == "play" and table.state.turn == 1  # nothing to see
     assert table.follower.manual(Event("play", 1, {"cards": ["yellow-1"]})).ok
     assert 1 not in table.follower.inferrer._staged  # (private) nothing kept for seat 1's next turn
+
+
+class Scripted(DuckInferrer):
+    """Proposes what the test says, to check the follower's own rules."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.next: Inference | None = None
+
+    def propose(self, state, table):
+        return self.next
+
+
+def test_a_sure_event_contradicting_the_one_waiting_waits_too():
+    """A take seen late waits for a person; when the next player's play then hides it, the
+    camera's sure "deck" must not overrule it (rendered frames, model labels, seed 3)."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    follower = TableFollower(table.state, Scripted(), table.follower.tracker)
+    take = Event("draw", 1, {"source": "right"}, 10, "camera")
+    follower.inferrer.next = Inference(take, False, "seen late")
+    follower.advance()
+    follower.inferrer.next = Inference(Event("draw", 1, {"source": "deck"}, 20, "camera"), True, "")
+    step = follower.advance()
+    assert step.applied == [] and step.pending is not None and not step.pending.certain
+    assert "first saw signs of a draw by seat 2 (source right)" in step.pending.why
+    follower.inferrer.next = Inference(take, True, "now clear")  # the same take, now sure
+    assert [i.event for i in follower.advance().applied] == [take]
