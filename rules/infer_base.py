@@ -8,6 +8,10 @@ is not sure of (a low-confidence read, an ambiguous sight, or one the rules refu
 applied but held as *pending* for a person to confirm or correct; events the camera cannot see
 (a die roll, a Quack, a duck call) come in by hand through :meth:`TableFollower.manual`.
 
+The rule above all: the camera never applies an event the game did not have. When in doubt it
+waits, and a person settles it; after that the follower catches up on what the table did in
+the meantime, reading the table moments it kept in order (see :class:`TableFollower`).
+
 Pure: stdlib only; time comes from the snapshots.
 """
 

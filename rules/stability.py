@@ -6,7 +6,9 @@ over the pile). A zone's content counts as changed only when the new content has
 by frames, then each card by a majority of those frames); frames where a hand
 covers the zone are skipped, neither confirming nor breaking a run. Each change keeps the
 timestamp of the frame where the new content *first* appeared, which is what Grey Duck's
-out-of-turn races are decided on.
+out-of-turn races are decided on, and notes whether a hand was seen over the zone while it
+changed (cards do not move by themselves). When the number of cards clearly changed but a card
+is still disputed, that card settles as ``UNKNOWN`` rather than nothing changing.
 
 Pure: stdlib only; time comes from the snapshots.
 """
@@ -62,8 +64,9 @@ COVERS_KEPT = 64
 @dataclass(frozen=True)
 class _Read:
     labels: Labels
-    confidence: float
+    confidence: float  # the least sure card's (1.0 for an empty zone)
     ts: int
+    card_confidences: tuple[float, ...] = ()  # each card's own
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,8 @@ class StabilityTracker:
                 self._covers.setdefault(name, deque(maxlen=COVERS_KEPT)).append(snapshot.ts)
                 continue
             reads = self._reads.setdefault(name, deque(maxlen=self.window))
-            reads.append(_Read(read.labels, read.confidence, snapshot.ts))
+            reads.append(_Read(read.labels, read.confidence, snapshot.ts,
+                               tuple(c.confidence for c in read.cards)))
             change = self._settle(name, reads)
             if change is not None:
                 changes.append(change)
@@ -138,7 +142,8 @@ class StabilityTracker:
                 confidence = agreement = 0.0
                 continue
             labels_list.append(label)
-            agreeing = [r.confidence for r in same_length if r.labels[position] == label]
+            agreeing = [r.card_confidences[position] if r.card_confidences else r.confidence
+                        for r in same_length if r.labels[position] == label]  # that card's own
             confidence = min(confidence, sum(agreeing) / len(agreeing))
             since = next(k for k, r in enumerate(same_length) if r.labels[position] == label)
             # reads of what was there before do not count

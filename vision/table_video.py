@@ -10,7 +10,9 @@ stability tracker -> inference -> engine, comparing what was applied with the tr
 Two reading modes: ``oracle`` builds each snapshot straight from the script (true labels,
 with optional random misreads) to test the tracker and inference alone; ``camera`` renders
 frames and reads them with the real detector and either the true labels of the cards found
-(``labels="truth"``) or the shipped classifier (``labels="model"``).
+(``labels="truth"``) or the shipped classifier (``labels="model"``). A simulated person
+watches the scoreboard and enters what the camera holds back or misses (see :func:`replay`);
+the figures count how many events the camera got right alone, and any it got wrong.
 """
 
 from __future__ import annotations

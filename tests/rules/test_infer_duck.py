@@ -6,6 +6,8 @@ identical frames through the tracker and checks what the follower applied or hol
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ducktable.rules import Event, make_game
 from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.duck import DuckState
@@ -35,8 +37,11 @@ class Table:
     def lay(self, frames: int = 5, hand: bool = True, **zones: list[str] | None) -> list[Event]:
         """A hand changes some zones (``s1_reveal=[...]``): it covers them for a frame (unless
         ``hand`` is False: the camera missed it), then the table shows for ``frames`` frames."""
+        return self.lay_zones(zones, frames, hand)
+
+    def lay_zones(self, zones: Mapping[str, list[str] | None], frames: int = 5, hand: bool = True) -> list[Event]:
         applied = []
-        changed = {}
+        changed: dict[str, list[str] | None] = {}
         for key, labels in zones.items():
             seat, kind = key[1:].split("_")
             name = seat_zone(int(seat), kind)
@@ -50,7 +55,7 @@ class Table:
             applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, self.zones)).applied]
         return applied
 
-    def glimpse(self, *frames: dict[str, list[str] | None]) -> list[Event]:
+    def glimpse(self, *frames: Mapping[str, list[str] | None]) -> list[Event]:
         """Show one frame per dict: the table with those zones read differently (a hand over
         them: None, a misread card) in that frame only; the table itself does not change."""
         applied = []
@@ -220,8 +225,8 @@ def test_duck_called_by_hand_is_accepted():
 
 def stack(table: Table, seat: int, top: str) -> list[Event]:
     """A hand pushes the shown cards of ``seat`` onto its pile (covering both for two frames)."""
-    hand = {f"s{seat}_reveal": None, f"s{seat}_discard": None}
-    return table.glimpse(hand, hand) + table.lay(**{f"s{seat}_reveal": [], f"s{seat}_discard": [top]})
+    hand: dict[str, list[str] | None] = {f"s{seat}_reveal": None, f"s{seat}_discard": None}
+    return table.glimpse(hand, hand) + table.lay_zones({f"s{seat}_reveal": [], f"s{seat}_discard": [top]})
 
 
 def round_trip() -> Table:
@@ -230,7 +235,7 @@ def round_trip() -> Table:
     table = dealt()
     table.lay(s1_discard=["blue-7"])
     for seat, card in ((2, "red-2"), (0, "yellow-3"), (1, "yellow-1"), (2, "red-2"), (0, "blue-3")):
-        table.lay(**{f"s{seat}_reveal": [card]})  # the previous player drew from the deck
+        table.lay_zones({f"s{seat}_reveal": [card]})  # the previous player drew from the deck
         stack(table, seat, card)
     assert [e.type for e in (i.event for i in table.follower.log)].count("play") == 6
     assert table.state.phase == "draw" and table.state.turn == 0
@@ -245,7 +250,7 @@ def test_DUCK_A3_look_alike_play_waits_until_the_pile_is_read_again_after_the_ha
     table = round_trip()
     table.lay(s1_reveal=["yellow-1", "red-1"])  # seat 1 shows a set
     assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok  # look-alike: by hand
-    hand = {"s1_reveal": None, "s1_discard": None}
+    hand: dict[str, list[str] | None] = {"s1_reveal": None, "s1_discard": None}
     applied = table.glimpse(hand, hand, *({"s1_reveal": [], "s1_discard": [c]}
                                           for c in ("red-1", "blue-1", "red-1", "red-1", "red-1")))
     assert [(e.type, e.seat, e.data["cards"]) for e in applied] == [("play", 1, ["yellow-1", "red-1"])]
@@ -270,7 +275,7 @@ def test_waiting_event_stays_pending_when_its_evidence_goes_away():
     table.lay(s1_reveal=["yellow-1"])  # seat 2's pile shows red-2 on red-2: deck or take?
     pending = table.follower.pending
     assert pending is not None and "two equal cards" in pending.why
-    hand = {"s1_reveal": None, "s1_discard": None}
+    hand: dict[str, list[str] | None] = {"s1_reveal": None, "s1_discard": None}
     table.glimpse(hand, hand)
     table.lay(s1_reveal=[])  # stacked onto the yellow-1 already on top: nothing to see
     assert table.follower.pending == pending
@@ -356,3 +361,23 @@ def test_a_sure_event_contradicting_the_one_waiting_waits_too():
     assert "first saw signs of a draw by seat 2 (source right)" in step.pending.why
     follower.inferrer.next = Inference(take, True, "now clear")  # the same take, now sure
     assert [i.event for i in follower.advance().applied] == [take]
+
+
+def test_DUCK_A5_reveal_read_unsurely_waits_for_a_person():
+    """The reveal scores the round at once, so its cards must be read surely (rendered
+    frames, model labels: a 3 read as a 2 with confidence 0.65-0.77 scored a round wrong)."""
+    table = dealt()
+    table.state.seats[1].hand_count = 1
+    table.lay(s1_discard=["blue-4"])
+    assert table.state.phase == "reveal"
+    table.lay(s0_reveal=SEVENS, s2_reveal=ONES, frames=1)
+    for _ in range(5):
+        table.ts += 66
+        zones = {n: ZoneRead.of(v or []) for n, v in table.zones.items()}
+        zones[seat_zone(2, "reveal")] = ZoneRead.of(ONES, 0.7)
+        table.follower.feed(TableSnapshot(table.ts, zones))
+    pending = table.follower.pending
+    assert table.state.phase == "reveal" and pending is not None and pending.event.type == "reveal"
+    assert "below the 0.80 a scored reveal needs" in pending.why
+    table.lay(s2_reveal=ONES, frames=6)  # read surely again: scored
+    assert table.state.phase == "deal"

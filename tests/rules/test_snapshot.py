@@ -159,3 +159,34 @@ def test_a_copy_keeps_the_moment_and_the_signature_tells_moments_apart():
     assert tracker.signature() != same
     assert moment.labels("z") == ("red-1",) and tracker.labels("z") == ("blue-4",)
     assert moment.signature() == same
+
+
+def test_each_card_keeps_its_own_confidence():
+    """One unsure card in a spread does not make its neighbours unsure."""
+    tracker = StabilityTracker(window=3, needed=2)
+    for ts, second in ((0, 0.9), (1, 0.3)):
+        tracker.update(TableSnapshot(ts, {"z": ZoneRead((CardRead("red-1", 0.9), CardRead("red-2", second)))}))
+    assert tracker.settled("z").confidence == pytest.approx(0.6)  # red-2's (0.9 + 0.3) / 2
+    tracker.update(TableSnapshot(2, {"z": ZoneRead((CardRead("red-1", 0.9), CardRead("red-2", 0.9)))}))
+    assert tracker.settled("z").confidence == pytest.approx(0.7)  # it follows the recent reads
+
+
+def test_a_change_made_under_a_hand_is_handled_and_one_without_is_not():
+    """Cards do not move by themselves: a change no hand was seen making is likely a misread."""
+    tracker = StabilityTracker(window=3, needed=2)
+    feed(tracker, {"pile": ["red-1"], "other": ["blue-1"]}, 3)
+    feed(tracker, {"pile": None, "other": ["blue-1"]}, 1, start=300)
+    feed(tracker, {"pile": ["red-2"], "other": ["blue-7"]}, 2, start=400)
+    assert tracker.labels("pile") == ("red-2",) and tracker.settled("pile").handled
+    assert tracker.labels("other") == ("blue-7",) and not tracker.settled("other").handled
+
+
+def test_making_out_an_unclear_card_is_not_a_change_of_its_own():
+    tracker = StabilityTracker(window=3, needed=2)
+    tracker.update(snapshot_of(50, {"z": None}))  # the hand that lays three cards
+    for ts, first in ((100, "red-1"), (166, "blue-1")):
+        tracker.update(snapshot_of(ts, {"z": [first, "red-2", "red-3"]}))
+    assert tracker.labels("z") == (UNKNOWN, "red-2", "red-3") and tracker.settled("z").handled
+    tracker.update(snapshot_of(233, {"z": ["red-1", "red-2", "red-3"]}))
+    tracker.update(snapshot_of(300, {"z": ["red-1", "red-2", "red-3"]}))
+    assert tracker.labels("z") == ("red-1", "red-2", "red-3") and tracker.settled("z").handled

@@ -110,9 +110,9 @@ def test_cover_watch_sees_a_hand_the_colour_of_the_table_by_its_sharp_outline():
     cv2.line(frame, (int(x), 719), (int(x), int(y)), tuple(int(c * 0.7) for c in skin), 60)  # arm
     cv2.circle(frame, (int(x), int(y)), 50, tuple(int(c * 0.7) for c in skin), -1)  # palm
     assert "seat1.reveal" in watch.covered(frame, [])
-    glare = np.zeros((720, 1280), np.float32)
-    glare[700, 100] = 1.0
-    glare = cv2.GaussianBlur(glare, (0, 0), 60)
+    spot = np.zeros((720, 1280), np.float32)
+    spot[700, 100] = 1.0
+    glare = cv2.GaussianBlur(spot, (0, 0), 60)
     shone = np.clip(empty + (70 / glare.max()) * glare[..., None], 0, 255).astype(np.uint8)
     watch.covered(shone, [])  # appearing at once, it may pass for a hand for one frame
     assert watch.covered(shone, []) == set()

@@ -54,13 +54,19 @@ def test_oracle_replays_that_once_applied_a_wrong_event_now_apply_none(players, 
     assert result.exact_scores
 
 
-def test_rendered_frames_read_back_through_detector_and_zones():
+def test_rendered_frames_read_back_through_detector_and_zones(tmp_path):
     """A few seconds of a real rendered game: calibration from the pasted markers, then
-    every zone read with no hand over it matches the script."""
-    result = table_video.camera_replay(2, max_frames=60)
+    every zone read with no hand over it matches the script. The reads are kept, and a
+    second replay uses them instead of rendering again."""
+    result = table_video.camera_replay(2, max_frames=60, snapshots_dir=str(tmp_path))
     assert result.wrong_applied == 0, result.first_problem
     assert result.camera_right >= 3  # deal, first play and draw at least
     assert result.cells_read > 100 and result.cells_right / result.cells_read > 0.98
+    (kept,) = tmp_path.iterdir()
+    assert len(table_video.read_snapshots(kept)) == 60
+    again = table_video.camera_replay(2, max_frames=60, snapshots_dir=str(tmp_path))
+    assert "render" not in again.seconds and again.cells_right == result.cells_right
+    assert again.camera_right == result.camera_right
 
 
 def test_renderer_homography_matches_the_markers_it_pastes():
