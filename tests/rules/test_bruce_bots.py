@@ -3,13 +3,13 @@ replay and JSON round trips (BRUCE-C1, BRUCE-C2, BRUCE-R2, BRUCE-G1)."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
 from ducktable.rules import Bot, Event, RandomBot, make_game, replay
 from ducktable.rules.bruce import DECK_COUNTS, BruceState, GameEnd, GreedyBot
 
+from .engine_helpers import mixed_bots, play_to_end
 from .test_bruce_rules import highest_per_suit
 
 GAMES = 2000
@@ -17,8 +17,7 @@ ENDS = ("points:77", "rounds:1", "rounds:2", "points:30", "minutes:4")
 
 
 def bots_for(seed: int, n: int) -> list[Bot]:
-    return [GreedyBot(random.Random(seed * 11 + i)) if (seed + i) % 2 == 0
-            else RandomBot(random.Random(seed * 11 + i)) for i in range(n)]
+    return mixed_bots(seed, n, GreedyBot, RandomBot, spread=11)
 
 
 def cards_everywhere(state: BruceState) -> Counter[str]:
@@ -45,6 +44,11 @@ def check_invariants(state: BruceState) -> None:
         assert state.round_scores[-1] == [highest_per_suit(nest) for nest in state.nests]
 
 
+def one_second_apart(event: Event, index: int) -> Event:
+    """Timestamps one second per event, as a table might go (for the minutes:N end)."""
+    return Event(event.type, event.seat, event.data, ts=index * 1000, source="bot")
+
+
 def play(seed: int, *, every_event: bool = False, observer: bool = False,
          twin: bool = False) -> BruceState:
     """One seeded bot game. ``twin``: an observer fed each event's public form keeps pace,
@@ -54,29 +58,8 @@ def play(seed: int, *, every_event: bool = False, observer: bool = False,
     state = make_game("bruce", {"end": end, "first": seed % n}).new_state(
         [f"P{i}" for i in range(n)], observer=observer)
     assert isinstance(state, BruceState)
-    watcher = state.game.new_state(state.players, observer=True) if twin else None
-    bots = bots_for(seed, n)
-    rng = random.Random(seed)
-    for index in range(20_000):
-        if state.is_over():
-            break
-        seat = state.to_move()
-        event = state.chance_event(rng) if seat is None else bots[seat].choose(state, seat)
-        if end.startswith("minutes"):  # one second per event, as a table might go
-            event = Event(event.type, event.seat, event.data, ts=index * 1000, source="bot")
-        state.apply_or_raise(event)
-        if every_event:
-            check_invariants(state)
-        if watcher is not None:
-            verdict = watcher.apply(state.game.public_event(event))
-            assert verdict.ok, (seed, index, event, verdict)
-            if index % 10 == 0:
-                assert watcher.public_view() == state.public_view(), (seed, index)
-    assert state.is_over(), f"seed {seed} did not end"
-    check_invariants(state)
-    if watcher is not None:
-        assert watcher.public_view() == state.public_view()
-        assert watcher.scores() == state.scores() and watcher.winners() == state.winners()
+    play_to_end(state, bots_for(seed, n), seed, check=check_invariants, every_event=every_event, twin=twin,
+                view_every=10, stamp=one_second_apart if end.startswith("minutes") else None)
     return state
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from collections import Counter
@@ -23,6 +22,8 @@ from ducktable.rules.bruce import (
 )
 from ducktable.rules.catalogue import rule_texts
 from ducktable.rules.decks import BRUCE_SUITS
+
+from .engine_helpers import ok, refused
 
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve"]
 
@@ -49,30 +50,9 @@ def started(top: Sequence[str] = (), players: int = 3, **options: object) -> Bru
     return state
 
 
-def ok(state: BruceState, event: Event) -> None:
-    verdict = state.apply(event)
-    assert verdict.ok, (event, verdict)
-
-
 def reveal(state: BruceState, *cards: str) -> None:
     for card in cards:
         ok(state, Event("reveal", state.current, {"card": card}))
-
-
-def refused(state: BruceState, event: Event, *, reason: str = "", rule: str = "") -> None:
-    """The event is refused with that text/rule and the state does not change at all."""
-    before = snapshot(state)
-    verdict = state.apply(event)
-    assert not verdict.ok, (event, verdict)
-    assert reason in verdict.reason, verdict
-    if rule:
-        assert rule in verdict.rules, verdict
-    assert snapshot(state) == before
-
-
-def snapshot(state: BruceState) -> dict[str, object]:
-    """A deep copy of everything the state holds except the (shared, immutable) game."""
-    return copy.deepcopy({k: v for k, v in vars(state).items() if k != "game"})
 
 
 def drive(state: BruceState, until_pile: int = 0, seed: int = 0) -> None:

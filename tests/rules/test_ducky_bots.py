@@ -3,13 +3,13 @@ replay and JSON round trips (DUCKY-C2, DUCKY-C3, DUCKY-T2, DUCKY-W1)."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
 from ducktable.rules import Bot, Event, RandomBot, make_game, replay
 from ducktable.rules.ducky import CARD_COUNTS, GIFTS_TO_WIN, DuckyState, GreedyBot
 
+from .engine_helpers import mixed_bots, play_to_end
 from .test_ducky_board import small_layout
 from .test_ducky_rules import ducks_by_colour
 
@@ -17,8 +17,7 @@ GAMES = 2000
 
 
 def bots_for(seed: int, n: int) -> list[Bot]:
-    return [GreedyBot(random.Random(seed * 13 + i)) if (seed + i) % 2 == 0
-            else RandomBot(random.Random(seed * 13 + i)) for i in range(n)]
+    return mixed_bots(seed, n, GreedyBot, RandomBot, spread=13)
 
 
 def check_invariants(state: DuckyState) -> None:
@@ -53,27 +52,8 @@ def play(seed: int, *, every_event: bool = False, observer: bool = False,
     options = {"first": seed % n, **({"layout": small_layout()} if small else {})}
     state = make_game("ducky", options).new_state([f"P{i}" for i in range(n)], observer=observer)
     assert isinstance(state, DuckyState)
-    watcher = state.game.new_state(state.players, observer=True) if twin else None
-    bots = bots_for(seed, n)
-    rng = random.Random(seed)
-    for index in range(20_000):
-        if state.is_over():
-            break
-        seat = state.to_move()
-        event = state.chance_event(rng) if seat is None else bots[seat].choose(state, seat)
-        state.apply_or_raise(event)
-        if every_event:
-            check_invariants(state)
-        if watcher is not None:
-            verdict = watcher.apply(state.game.public_event(event))
-            assert verdict.ok, (seed, index, event, verdict)
-            if index % 3 == 0:
-                assert watcher.public_view() == state.public_view(), (seed, index)
-    assert state.is_over(), f"seed {seed} did not end"
-    check_invariants(state)
-    if watcher is not None:
-        assert watcher.public_view() == state.public_view()
-        assert watcher.scores() == state.scores() and watcher.winners() == state.winners()
+    play_to_end(state, bots_for(seed, n), seed, check=check_invariants, every_event=every_event, twin=twin,
+                view_every=3)
     return state
 
 

@@ -6,7 +6,6 @@ Default board (rules/ducky_board.py): 20 cells, log i faces cell 2i + 1, white s
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from collections import Counter
@@ -23,6 +22,7 @@ from ducktable.rules.ducky import (
     InPlayCard,
 )
 
+from .engine_helpers import ok, refused
 from .test_ducky_board import small_layout
 
 NAMES = ["Ann", "Ben", "Cat", "Dan"]
@@ -65,26 +65,6 @@ def setup(visible: Sequence[Sequence[str]], *, river: Sequence[str] | None = Non
         rest = sorted((CARD_COUNTS - Counter(c for v in visible for c in v)).elements())
         data["covered"] = [[rest[4 * s: 4 * s + 2], rest[4 * s + 2: 4 * s + 4]] for s in range(n)]
     return Event("setup", None, data)
-
-
-def ok(state: DuckyState, event: Event) -> None:
-    verdict = state.apply(event)
-    assert verdict.ok, (event, verdict)
-
-
-def snapshot(state: DuckyState) -> dict[str, object]:
-    return copy.deepcopy({k: v for k, v in vars(state).items() if k != "game"})
-
-
-def refused(state: DuckyState, event: Event, *, reason: str = "", rule: str = "") -> None:
-    """The event is refused with that text/rule and the state does not change at all."""
-    before = snapshot(state)
-    verdict = state.apply(event)
-    assert not verdict.ok, (event, verdict)
-    assert reason in verdict.reason, verdict
-    if rule:
-        assert rule in verdict.rules, verdict
-    assert snapshot(state) == before
 
 
 def scenario(observer: bool = False) -> DuckyState:
