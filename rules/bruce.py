@@ -617,12 +617,6 @@ class BruceState(State):
             "history": [self.game.public_event(e).to_json() for e in recent],
         }
 
-    def player_view(self, seat: int) -> dict[str, Any]:
-        view = self.public_view()
-        view["seat"] = seat
-        return view
-
-
 # --------------------------------------------------------------------------------------------
 # Bots
 # --------------------------------------------------------------------------------------------
@@ -641,9 +635,7 @@ class GreedyBot(Bot):
         self.max_risk = max_risk
 
     def choose(self, state: State, seat: int) -> Event:
-        options = state.legal_events(seat)
-        if not options:
-            raise RulesError(f"seat {seat} has no legal event; {state.describe_next()}")
+        options = self.options(state, seat)
         assert isinstance(state, BruceState)
         if state.phase == "choose":
             go_on = [e for e in options if e.type == "continue"]

@@ -351,8 +351,11 @@ class State:
         raise NotImplementedError  # every concrete state overrides this
 
     def player_view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may see: the public view plus their own hand."""
-        raise NotImplementedError  # every concrete state overrides this
+        """What ``seat`` may see: the public view plus their own hand. Games that hide
+        nothing from the table (Bruce, Ducky Ducky) keep this: the public view and the seat."""
+        view = self.public_view()
+        view["seat"] = seat
+        return view
 
     # -- checking and applying ------------------------------------------------------------
     def check(self, event: Event) -> Verdict:
@@ -517,6 +520,15 @@ class Bot:
     def choose(self, state: State, seat: int) -> Event:
         raise NotImplementedError  # RandomBot and the games' greedy bots override this
 
+    @staticmethod
+    def options(state: State, seat: int) -> list[Event]:
+        """The legal events for ``seat``; asking a bot to move when it has none is a bug in
+        the caller, said with what the game waits for."""
+        options = state.legal_events(seat)
+        if not options:
+            raise RulesError(f"seat {seat} has no legal event; {state.describe_next()}")
+        return options
+
 
 class RandomBot(Bot):
     """Plays a uniformly random legal event, from a seeded generator (reproducible)."""
@@ -525,10 +537,7 @@ class RandomBot(Bot):
         self.rng = rng
 
     def choose(self, state: State, seat: int) -> Event:
-        options = state.legal_events(seat)
-        if not options:
-            raise RulesError(f"seat {seat} has no legal event; {state.describe_next()}")
-        return self.rng.choice(options)
+        return self.rng.choice(self.options(state, seat))
 
 
 def simulate(

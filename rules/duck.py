@@ -694,9 +694,7 @@ class GreedyBot(Bot):
         self.duck_at = duck_at
 
     def choose(self, state: State, seat: int) -> Event:
-        options = state.legal_events(seat)
-        if not options:
-            raise RulesError(f"seat {seat} has no legal event")
+        options = self.options(state, seat)
         ducks = [e for e in options if e.type == "duck"]
         assert isinstance(state, DuckState)
         if ducks and hand_sum(state.seats[seat].hand.elements()) <= self.duck_at:

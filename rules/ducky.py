@@ -745,12 +745,6 @@ class DuckyState(State):
             "history": [self.game.public_event(e).to_json() for e in recent],
         }
 
-    def player_view(self, seat: int) -> dict[str, Any]:
-        view = self.public_view()
-        view["seat"] = seat
-        return view
-
-
 # --------------------------------------------------------------------------------------------
 # Bots
 # --------------------------------------------------------------------------------------------
@@ -764,9 +758,7 @@ class GreedyBot(Bot):
         self.rng = rng
 
     def choose(self, state: State, seat: int) -> Event:
-        options = state.legal_events(seat)
-        if not options:
-            raise RulesError(f"seat {seat} has no legal event; {state.describe_next()}")
+        options = self.options(state, seat)
         assert isinstance(state, DuckyState)
         kind = options[0].type
         if kind == "move":

@@ -1245,9 +1245,7 @@ class GreedyBot(Bot):
 
     def choose(self, state: State, seat: int) -> Event:
         assert isinstance(state, SittingDucksState)
-        options = state.legal_events(seat)
-        if not options:
-            raise RulesError(f"seat {seat} has no legal event; {state.describe_next()}")
+        options = self.options(state, seat)
         if options[0].type == "discard":
             return self.rng.choice(options)
         before = danger_balance(state.gallery, seat)
