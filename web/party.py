@@ -19,7 +19,7 @@ from typing import Any
 
 from ducktable.device.store import StoreError
 from ducktable.rules.grey import HANDS_DEFAULT, TERMS, GreyDuckState
-from ducktable.rules.grey_party import Party, PartyError
+from ducktable.rules.grey_party import Party, PartyError, TableHand
 from flask import (
     Blueprint,
     Response,
@@ -183,22 +183,23 @@ def new() -> Any:
     return _saved(party, f"Party started: {len(party.tables())} tables, {hands} hands.")
 
 
-def _table_number(party: Party, table: int) -> str | None:
+def _party_table(table: int) -> tuple[Party, TableHand] | str:
+    """The current party and its table number ``table``, or what is wrong with asking for it."""
+    party, problem = _current()
+    if party is None:
+        return problem or "Start a party first."
     if not 0 <= table < len(party.tables()):
         return f"There is no table {table}; tables are 0 to {len(party.tables()) - 1}."
-    return None
+    return party, party.tables()[table]
 
 
 @bp.post("/party/table/<int:table>/start")
 @pin_required
 def start_table(table: int) -> Any:
-    party, problem = _current()
-    if party is None:
-        return _refuse(problem or "Start a party first.")
-    wrong = _table_number(party, table)
-    if wrong:
-        return _refuse(wrong)
-    hand = party.tables()[table]
+    found = _party_table(table)
+    if isinstance(found, str):
+        return _refuse(found)
+    party, hand = found
     try:
         info = get_store().create_match(
             "grey", list(hand.players), hand.match_options(party.names), observer=True,
@@ -213,13 +214,10 @@ def start_table(table: int) -> Any:
 @bp.post("/party/table/<int:table>/record")
 @pin_required
 def record_table(table: int) -> Any:
-    party, problem = _current()
-    if party is None:
-        return _refuse(problem or "Start a party first.")
-    wrong = _table_number(party, table)
-    if wrong:
-        return _refuse(wrong)
-    hand = party.tables()[table]
+    found = _party_table(table)
+    if isinstance(found, str):
+        return _refuse(found)
+    party, hand = found
     order = [
         (request.form.get(f"place_{i}") or "").strip() for i in range(len(hand.players))
     ]
