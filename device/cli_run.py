@@ -148,7 +148,9 @@ def load_reader(camera: CameraConfig, data_dir: Path) -> Any | None:
     return factory(camera, data_dir)
 
 
-def camera_producer(camera: CameraConfig, data_dir: Path) -> Any | None:
+def camera_producer(camera: CameraConfig, data_dir: Path, status: Any = None) -> Any | None:
+    """The camera loop for ``run``: frames from the configured source, read by the configured
+    reader; its doubts and problems go to ``status`` (a runloop.CameraStatus) for the phones."""
     from .runloop import CameraProducer
 
     reader = load_reader(camera, data_dir)
@@ -156,7 +158,7 @@ def camera_producer(camera: CameraConfig, data_dir: Path) -> Any | None:
         return None
     from .camera import open_source
 
-    return CameraProducer(lambda: open_source(camera.source, **camera.options), reader)
+    return CameraProducer(lambda: open_source(camera.source, **camera.options), reader, status)
 
 
 def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
@@ -196,17 +198,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = load_config(config_path(args.config, data_dir))
     host = args.host or config.server.host
     port = args.port or config.server.port
+    from .runloop import CameraStatus
+
     producers = []
+    camera_status: CameraStatus | None = None
     if config.camera.enabled and not args.no_camera:
-        producer = camera_producer(config.camera, data_dir)
+        camera_status = CameraStatus()
+        producer = camera_producer(config.camera, data_dir, camera_status)
         if producer is not None:
             producers.append(producer)
+        else:
+            camera_status = None
     store = open_store(data_dir)
     try:
         appliance = Appliance(
             store, web_settings(config, data_dir), host=host, port=port,
             threads=config.server.threads, producers=producers,
-            cues=build_cues(config.cues), public=config.server.public_url,
+            cues=build_cues(config.cues), public=config.server.public_url, camera=camera_status,
         )
     except OSError as exc:
         store.close()

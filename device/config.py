@@ -63,8 +63,17 @@ class CameraConfig:
     enabled: bool = True
     source: str = "picamera"
     reader: str = "ducktable.vision.reader:make_table_reader"
-    """``module:function`` building the frame -> events reader (see device/runloop.py)."""
+    """``module:function`` building the frame -> events reader (see device/runloop.py); it is
+    called with this section and the data folder."""
     options: dict[str, Any] = field(default_factory=dict)
+    """Settings of the camera source itself (e.g. ``interval_ms`` of a folder of pictures)."""
+    table: str = "default"
+    """Which calibration to use: ``ducktable calibrate --table NAME`` (data folder's
+    calibration/NAME.json)."""
+    model: str = ""
+    """A card classifier .onnx to use instead of the shipped one (empty: the shipped one)."""
+    drift_every: int = 30
+    """Frames between two checks that the camera has not been moved since calibration."""
 
 
 @dataclass(frozen=True)
@@ -195,5 +204,11 @@ def _check(config: Config, where: str) -> None:
         raise ConfigError(f"{where}: [cues] pin_factory must be \"auto\", \"mock\" or \"pi\"")
     if not config.cues.seat_leds:
         raise ConfigError(f"{where}: [cues] seat_leds needs at least one pin")
+    table = config.camera.table
+    if not table or any(c in table for c in "/\\") or table.startswith("."):
+        raise ConfigError(f"{where}: [camera] table must be a plain name such as \"kitchen\", "
+                          f"got {table!r}")
+    if not 1 <= config.camera.drift_every <= 100_000:
+        raise ConfigError(f"{where}: [camera] drift_every must be 1 to 100000 frames")
     if ":" not in config.camera.reader:
         raise ConfigError(f"{where}: [camera] reader must look like \"package.module:function\"")

@@ -16,12 +16,14 @@ the cues and finally the store close, in that order.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import signal
 import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol
 
@@ -87,36 +89,203 @@ class TableReader(Protocol):
     """Turns one camera frame into the events it shows, given the current position.
 
     Built by the vision/table-reading side (``[camera] reader`` in the configuration names
-    the factory): frame -> read_table -> snapshot -> stability -> inferred events.
+    the factory): frame -> read_table -> snapshot -> stability -> inferred events. A reader
+    may also keep ``pending`` (an event it is unsure of, with ``event`` and ``why``) and
+    ``problem`` (a sentence: why it cannot read, what to do) after each call, take a
+    person's ``reject(event)`` (the camera loop passes those to and from the phones through
+    :class:`CameraStatus`) and be told ``new_match()`` when another match is played.
     """
 
     def events(self, state: State, frame: Any) -> Sequence[Event]: ...
 
 
+@dataclass(frozen=True)
+class CameraNotice:
+    """An event the camera is unsure of, put to the phones: "camera unsure - is this it?".
+
+    ``position`` is how many events the match had when it was asked: a confirmation is only
+    good while the match is still there."""
+
+    id: int
+    match_id: int
+    position: int
+    event: Event
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "match_id": self.match_id, "position": self.position,
+                "event": self.event.to_json(), "why": self.why}
+
+
+class CameraStatus:
+    """What the camera wants the phones to know, shared by the camera thread and the web app
+    (``CAMERA`` in its configuration): a problem to show on the scoreboard and the event it
+    waits for a person to confirm or reject. Thread-safe; ``version`` grows on every change
+    so live scoreboards know when to redraw."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._problem: str | None = None
+        self._notice: CameraNotice | None = None
+        self._version = 0
+        self._next_id = 1
+        self._rejected: list[Event] = []
+        self._answered: set[tuple[int, int, str]] = set()  # (match, position, event) said no to
+
+    @staticmethod
+    def _key(match_id: int, position: int, event: Event) -> tuple[int, int, str]:
+        return match_id, position, json.dumps([event.type, event.seat, event.data], sort_keys=True,
+                                              default=str)
+
+    def report(self, match_id: int | None, position: int, pending: Any, problem: str | None) -> None:
+        """The camera thread's news after a frame: what it waits for (``pending``: anything
+        with ``event`` and ``why``, or None) and what stops it (``problem``)."""
+        with self._lock:
+            changed = problem != self._problem
+            self._problem = problem
+            notice = self._notice
+            if pending is None or match_id is None:
+                changed |= notice is not None
+                self._notice = None
+            else:
+                key = self._key(match_id, position, pending.event)
+                self._answered = {k for k in self._answered if k[:2] == key[:2]}
+                if key in self._answered:
+                    changed |= notice is not None
+                    self._notice = None
+                elif notice is None or self._key(notice.match_id, notice.position, notice.event) != key:
+                    self._notice = CameraNotice(self._next_id, match_id, position, pending.event,
+                                                str(pending.why))
+                    self._next_id += 1
+                    changed = True
+                elif notice.why != pending.why:
+                    self._notice = CameraNotice(notice.id, match_id, position, pending.event,
+                                                str(pending.why))
+                    changed = True
+            if changed:
+                self._version += 1
+
+    def set_problem(self, problem: str | None) -> None:
+        with self._lock:
+            if problem != self._problem:
+                self._problem = problem
+                self._version += 1
+
+    @property
+    def problem(self) -> str | None:
+        with self._lock:
+            return self._problem
+
+    def notice(self, notice_id: int | None = None) -> CameraNotice | None:
+        """The current notice (with ``notice_id``: only if it is still that one)."""
+        with self._lock:
+            notice = self._notice
+        if notice is None or (notice_id is not None and notice.id != notice_id):
+            return None
+        return notice
+
+    def answered(self, notice_id: int) -> CameraNotice | None:
+        """A person settled the notice (confirmed it, or entered the right event): hide it."""
+        return self._settle(notice_id, reject=False)
+
+    def reject(self, notice_id: int) -> CameraNotice | None:
+        """A person said the camera's guess is wrong: hide it and tell the camera."""
+        return self._settle(notice_id, reject=True)
+
+    def _settle(self, notice_id: int, *, reject: bool) -> CameraNotice | None:
+        with self._lock:
+            notice = self._notice
+            if notice is None or notice.id != notice_id:
+                return None
+            self._answered.add(self._key(notice.match_id, notice.position, notice.event))
+            if reject:
+                self._rejected.append(notice.event)
+            self._notice = None
+            self._version += 1
+            return notice
+
+    def take_rejections(self) -> list[Event]:
+        """The events people rejected since the last call (for the camera thread)."""
+        with self._lock:
+            taken, self._rejected = self._rejected, []
+            return taken
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return {"version": self._version, "problem": self._problem,
+                    "notice": None if self._notice is None else self._notice.to_json()}
+
+
 class CameraProducer:
-    """Frames from a camera source, read into events and reported for the current match."""
+    """Frames from a camera source, read into events and reported for the current match.
+
+    What the reader is unsure of and what stops it go to ``status`` for the phones; a frame
+    the reader fails on is skipped with a log line (the camera keeps going)."""
 
     name = "camera"
 
-    def __init__(self, open_source: Callable[[], Any], reader: TableReader) -> None:
+    def __init__(self, open_source: Callable[[], Any], reader: TableReader,
+                 status: CameraStatus | None = None) -> None:
         self.open_source = open_source
         self.reader = reader
+        self.status = status
+        self.failures = 0
+        self._match_id: int | None = None
 
     def run(self, table: TableLink) -> None:
-        with self.open_source() as source:
+        try:
+            source_cm = self.open_source()
+        except OSError as exc:
+            problem = (f"the camera cannot be opened: {exc}; check the [camera] source setting "
+                       "(the scoreboard works meanwhile: enter events on the phone)")
+            log.error("%s", problem)
+            self._tell(problem)
+            return
+        with source_cm as source:
             while not table.stop.is_set():
                 frame = source.read()
                 if frame is None:
-                    log.warning("the camera stopped delivering frames; camera reading ends")
+                    reason = getattr(source, "last_error", None) or "the camera stopped delivering frames"
+                    log.warning("%s; camera reading ends", reason)
+                    self._tell(f"{reason}; camera reading has stopped (restart ducktable to try "
+                               "again; enter events on the phone meanwhile)")
                     return
                 info = table.current_match()
                 if info is None:
                     continue
-                state = table.state(info.id)
-                for event in self.reader.events(state, frame):
-                    verdict = table.submit(event, info.id)
-                    if not verdict.ok:
-                        log.info("camera event refused: %s", verdict)
+                self._read(table, info, frame)
+
+    def _read(self, table: TableLink, info: MatchInfo, frame: Any) -> None:
+        if info.id != self._match_id:  # another match: what the reader knew is of no use
+            self._match_id = info.id
+            new_match = getattr(self.reader, "new_match", None)
+            if callable(new_match):
+                new_match()
+        reject = getattr(self.reader, "reject", None)
+        if self.status is not None and callable(reject):
+            for event in self.status.take_rejections():
+                reject(event)
+        state = table.state(info.id)
+        try:
+            events = list(self.reader.events(state, frame))
+        except Exception:  # a reader that fails on one frame must not stop the camera
+            self.failures += 1
+            log.exception("camera: skipped a frame the table reader failed on")
+            return
+        position = len(state.history)
+        for event in events:
+            verdict = table.submit(event, info.id)
+            if verdict.ok:
+                position += 1
+            else:
+                log.info("camera event refused: %s", verdict)
+        if self.status is not None:
+            self.status.report(info.id, position, getattr(self.reader, "pending", None),
+                               getattr(self.reader, "problem", None))
+
+    def _tell(self, problem: str) -> None:
+        if self.status is not None:
+            self.status.set_problem(problem)
 
 
 class CueWatcher:
@@ -284,6 +453,7 @@ class Appliance:
         producers: Sequence[EventProducer] = (),
         cues: Any = None,
         public: str = "",
+        camera: CameraStatus | None = None,
     ) -> None:
         from ducktable.web import create_app
 
@@ -292,7 +462,8 @@ class Appliance:
         self.cues = cues
         self.table = TableLink(store, self.stop_event, cues)
         config = dict(web_config)
-        config.update(STORE=store, CUES=cues, STOP_EVENT=self.stop_event)
+        config.update(STORE=store, CUES=cues, STOP_EVENT=self.stop_event, CAMERA=camera)
+        self.camera = camera
         self.app = create_app(config)
         self.server = WebServer(self.app, host, port, threads)
         self.url = public_url(host, self.server.port, public)

@@ -17,6 +17,8 @@ Configuration keys (all optional; the run loop passes the real ones):
 ``CUES``          an object with ``snapshot() -> dict`` for the virtual LEDs
 ``PARTY_FILE``    where Grey Duck's multiple-tables party is kept (JSON)
 ``STOP_EVENT``    a ``threading.Event`` set at shutdown, ending live streams
+``CAMERA``        the camera's status (device/runloop.py CameraStatus): its problem and the
+                  event it asks the phones to confirm or reject (None: no camera)
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         CUES=None,
         PARTY_FILE=None,
         STOP_EVENT=None,
+        CAMERA=None,
         LIVE_KEEPALIVE_S=LIVE_KEEPALIVE_S,
         LIVE_WAIT_S=LIVE_WAIT_S,
         MAX_CONTENT_LENGTH=512 * 1024,
@@ -75,9 +78,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     present.init_app(app)
     headers.init_app(app)
 
-    from . import dispute, entry, history, join, party, scoreboard, setup
+    from . import camera, dispute, entry, history, join, party, scoreboard, setup
 
-    for module in (scoreboard, setup, entry, dispute, history, party, join, auth):
+    for module in (scoreboard, setup, entry, dispute, history, party, join, auth, camera):
         app.register_blueprint(module.bp)
     return app
 

@@ -1,5 +1,5 @@
 """The scoreboard: each seat's score and what makes it up, whose turn, the last events, a
-per-round chart and the virtual LEDs, kept live with Server-Sent Events.
+per-round chart, the virtual LEDs and the camera's questions, kept live with Server-Sent Events.
 
 Why SSE: one long GET per phone that the server writes to when the match's ``seq`` grows
 (``store.wait_for_change``), so a phone shows an event well within a second without polling
@@ -34,6 +34,7 @@ from flask import (
 from markupsafe import Markup
 
 from . import present
+from .camera import camera_snapshot, render_camera
 from .db import current_match, get_store, match_or_404
 
 bp = Blueprint("scoreboard", __name__)
@@ -60,6 +61,7 @@ def board(match_id: int) -> Any:
         snap=snapshot,
         board_html=render_board(snapshot),
         leds_html=render_leds(info),
+        camera_html=render_camera(info),
         follow=request.args.get("follow") == "1",
     )
 
@@ -78,6 +80,7 @@ def view_json(match_id: int) -> Response:
             "next": snap.next,
             "over": snap.over,
             "winners": snap.winners,
+            "camera": camera_snapshot(),
         }
     )
 
@@ -93,7 +96,7 @@ def live(match_id: int) -> Response:
     keepalive_s = float(app.config["LIVE_KEEPALIVE_S"])
 
     def stream() -> Iterator[str]:
-        sent: tuple[int, Any, int | None] | None = None
+        sent: tuple[int, Any, int | None, Any] | None = None
         last_write = time.monotonic()
         newer_checked = 0.0
         newer: int | None = None
@@ -102,15 +105,16 @@ def live(match_id: int) -> Response:
             try:
                 seq = store.seq(match_id)
                 cue = cue_snapshot()
+                camera = camera_snapshot()
                 now = time.monotonic()
                 if now - newer_checked > 2.0 or sent is None or sent[0] != seq:
                     newer_checked = now
                     current = current_match()
                     newer = current.id if current is not None and current.id != match_id else None
-                state_key = (seq, cue, newer)
+                state_key = (seq, cue, newer, camera and camera.get("version"))
                 if state_key != sent:
                     info = store.match(match_id)
-                    payload = live_payload(info, newer)
+                    payload = live_payload(info, newer, camera)
                     sent = state_key
                     last_write = now
                     yield f"id: {payload['seq']}\nevent: board\ndata: {json.dumps(payload)}\n\n"
@@ -128,12 +132,14 @@ def live(match_id: int) -> Response:
     )
 
 
-def live_payload(info: MatchInfo, newer: int | None) -> dict[str, Any]:
+def live_payload(info: MatchInfo, newer: int | None,
+                 camera: dict[str, Any] | None = None) -> dict[str, Any]:
     snap = board_snapshot(info)
     return {
         "seq": snap.seq,
         "board": str(render_board(snap)),
         "leds": str(render_leds(info)),
+        "camera": str(render_camera(info, camera)) if camera is not None else "",
         "over": snap.over,
         "newer": newer,
         "event_count": snap.event_count,

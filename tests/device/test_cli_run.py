@@ -67,3 +67,29 @@ def test_demo_prints_the_match_in_the_terminal(tmp_path: Path,
     out = capsys.readouterr().out
     assert "table PIN" in out and "deal" in out and "reveal" in out
     assert "match 1 over:" in out and "| Ada " in out
+
+
+def test_run_builds_the_camera_reader_named_in_the_settings(tmp_path: Path) -> None:
+    from ducktable.device.cli_run import camera_producer
+    from ducktable.device.config import parse_config
+    from ducktable.device.runloop import CameraStatus
+
+    config = parse_config({"camera": {"table": "kitchen", "source": "synthetic", "drift_every": 10}})
+    status = CameraStatus()
+    producer = camera_producer(config.camera, tmp_path, status)
+    assert producer is not None and producer.status is status
+    assert producer.reader.layout_path == tmp_path / "calibration" / "kitchen.json"
+    assert producer.reader.drift_every == 10
+
+
+@pytest.mark.parametrize(("camera", "message"), [
+    ({"table": "../etc"}, "[camera] table must be a plain name"),
+    ({"table": ""}, "[camera] table must be a plain name"),
+    ({"drift_every": 0}, "[camera] drift_every must be 1 to 100000"),
+    ({"model": 5}, "[camera] model must be text in quotes"),
+])
+def test_bad_camera_settings_are_one_clear_line(camera: dict[str, object], message: str) -> None:
+    from ducktable.device.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_config({"camera": camera})

@@ -22,6 +22,7 @@ from ducktable.device.runloop import (
     Appliance,
     ButtonActions,
     CameraProducer,
+    CameraStatus,
     CueWatcher,
     TableLink,
     public_url,
@@ -256,3 +257,48 @@ def test_sigterm_stops_the_process_cleanly_with_a_phone_watching(tmp_path: Path)
         assert store.state(1).history and store.list_matches()[0].event_count > 3
     finally:
         store.close()
+
+
+class Guess:
+    def __init__(self, event: Event, why: str = "unsure") -> None:
+        self.event = event
+        self.why = why
+
+
+def test_camera_status_keeps_one_notice_per_question_and_counts_changes() -> None:
+    status = CameraStatus()
+    start = status.snapshot()["version"]
+    status.report(1, 0, Guess(DEAL), None)
+    first = status.notice()
+    assert first is not None and first.event == DEAL and first.position == 0
+    status.report(1, 0, Guess(DEAL), None)  # the same question: same notice, nothing new
+    assert status.notice() == first and status.snapshot()["version"] == start + 1
+    status.report(1, 0, Guess(DEAL, "now for another reason"), None)
+    again = status.notice(first.id)
+    assert again is not None and again.why == "now for another reason"
+    other = Event("deal", None, {"face_up": ["red-2", None, None]})
+    status.report(1, 0, Guess(other), "the camera seems to have moved")
+    second = status.notice()
+    assert second is not None and second.id != first.id and status.notice(first.id) is None
+    assert status.snapshot()["problem"] == "the camera seems to have moved"
+    assert status.answered(first.id) is None  # an old question cannot be answered
+    assert status.answered(second.id) == second and status.notice() is None
+    status.report(1, 0, None, None)
+    assert status.snapshot() == {"version": start + 5, "problem": None, "notice": None}
+
+
+def test_the_appliance_gives_the_camera_status_to_the_web_app(store: MatchStore, tmp_path: Path) -> None:
+    status = CameraStatus()
+    appliance = Appliance(store, {"INSTANCE_PATH": str(tmp_path), "TABLE_PIN": "1234"},
+                          host="127.0.0.1", port=0, threads=2, camera=status)
+    appliance.start()
+    try:
+        assert appliance.app.config["CAMERA"] is status
+        status.set_problem("no table calibration; run `ducktable calibrate`")
+        code, view = get_json(appliance.server.port, "/match/1/view.json")
+        assert code == 404
+        info = store.create_match("duck", ["A", "B", "C"], observer=True)
+        code, view = get_json(appliance.server.port, f"/match/{info.id}/view.json")
+        assert code == 200 and "ducktable calibrate" in view["camera"]["problem"]
+    finally:
+        appliance.stop()

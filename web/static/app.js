@@ -6,6 +6,7 @@ function startLiveBoard(live) {
   const state = document.getElementById("live-state");
   const board = document.getElementById("board");
   const leds = document.getElementById("leds");
+  const camera = document.getElementById("camera");
   const newer = document.getElementById("newer");
   const follow = live.dataset.follow === "1";
   const source = new EventSource(live.dataset.liveUrl);
@@ -13,6 +14,7 @@ function startLiveBoard(live) {
     const data = JSON.parse(message.data);
     if (String(data.seq) !== live.dataset.seq) { board.innerHTML = data.board; }
     leds.innerHTML = data.leds;
+    if (camera && camera.innerHTML !== data.camera) { camera.innerHTML = data.camera; }
     live.dataset.seq = String(data.seq);
     state.textContent = "live · update " + data.seq;
     state.dataset.state = "live";

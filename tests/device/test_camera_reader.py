@@ -1,0 +1,296 @@
+"""The camera wired into the appliance: frames -> vision/reader.py -> the match store, the
+camera's doubts and problems -> CameraStatus -> the phones, and ``ducktable run`` with a folder
+of frames as its camera.
+
+Frames are rendered DUCK table pictures (tests/vision/test_reader.py makes and caches them).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from ducktable.device import paths
+from ducktable.device.camera import SyntheticSource
+from ducktable.device.runloop import CameraProducer, CameraStatus, TableLink
+from ducktable.device.store import MatchStore
+from ducktable.rules.core import Event
+from ducktable.vision import reader as table_reader
+from ducktable.vision.reader import CameraTableReader, calibration_path, event_key
+from ducktable.web import create_app
+
+from tests.vision.test_reader import calibrate, classifier, video
+
+ROOT = Path(__file__).resolve().parents[2]
+PIN = "4821"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[MatchStore]:
+    s = MatchStore(tmp_path / paths.DATABASE_NAME)
+    yield s
+    s.close()
+
+
+def new_match(store: MatchStore) -> int:
+    return store.create_match("duck", ["P1", "P2", "P3"], observer=True).id
+
+
+def producer_for(data_dir: Path, frames: int, status: CameraStatus,
+                 at_frame: Callable[[int], None] = lambda index: None) -> CameraProducer:
+    """The camera loop on the rendered game's first ``frames`` frames; ``at_frame(i)`` runs just
+    before frame ``i`` is handed over (what people do at the table meanwhile)."""
+
+    def render(index: int) -> np.ndarray:
+        at_frame(index)
+        return video().frame(index)
+
+    reader = CameraTableReader(calibration_path(data_dir), classifier=classifier())
+    return CameraProducer(lambda: SyntheticSource(frames=frames, interval_ms=66.0, render=render),
+                          reader, status)
+
+
+def test_the_reader_uses_the_data_folder_names_of_device_paths() -> None:
+    assert table_reader.CALIBRATION_FOLDER == paths.CALIBRATION_NAME
+    assert table_reader.DECKS_FOLDER == paths.DECKS_NAME
+
+
+def test_DUCK_camera_loop_records_the_true_events_in_the_store(tmp_path: Path, store: MatchStore) -> None:
+    calibrate(tmp_path)
+    match_id = new_match(store)
+    status = CameraStatus()
+    v = video()
+    producer_for(tmp_path, v.first_frame_of_event(3) + 12, status).run(TableLink(store, threading.Event()))
+    events = store.events(match_id)
+    assert [event_key(e) for e in events] == [event_key(t) for t in v.truth[:3]]
+    assert all(e.source == "camera" for e in events)
+    snap = status.snapshot()
+    assert snap["notice"] is None
+    assert "stopped delivering frames" in snap["problem"]  # the synthetic video ended
+
+
+def test_DUCK_undo_on_the_phone_then_confirm_of_the_camera_question_and_the_camera_goes_on(
+        tmp_path: Path, store: MatchStore) -> None:
+    """The phone undoes the camera's deal; the camera does not record it again but asks; the
+    phone confirms through the web route; the camera follows and records the next play."""
+    calibrate(tmp_path)
+    match_id = new_match(store)
+    status = CameraStatus()
+    app = create_app({"TESTING": True, "STORE": store, "TABLE_PIN": PIN, "CAMERA": status,
+                      "SECRET_KEY": "s" * 40, "INSTANCE_PATH": str(tmp_path)})
+    phone = app.test_client()
+    v = video()
+    undo_at = v.first_frame_of_event(1) + 10
+    confirm_at = undo_at + 4
+    seen: dict[str, Any] = {}
+
+    def people(index: int) -> None:
+        if index == undo_at:
+            assert [e.type for e in store.events(match_id)] == ["deal"]
+            assert store.undo(match_id, "wrong, says a player") is not None
+        if index == confirm_at:
+            notice = status.notice()
+            assert notice is not None and notice.event.type == "deal"
+            seen["why"] = notice.why
+            assert store.events(match_id) == []  # not recorded again meanwhile
+            page = phone.get(f"/match/{match_id}").get_data(as_text=True)
+            assert "Camera unsure" in page
+            token = page.split('name="csrf_token" value="')[1].split('"')[0]
+            response = phone.post(f"/match/{match_id}/camera/{notice.id}/confirm",
+                                  data={"csrf_token": token, "pin": PIN})
+            assert response.status_code == 303
+
+    producer = producer_for(tmp_path, v.first_frame_of_event(2) + 14, status, people)
+    producer.run(TableLink(store, threading.Event()))
+    assert "took this event back" in seen["why"]
+    events = store.events(match_id)
+    assert len(events) >= 2  # the confirmed deal, then the play (and maybe the draw) seen alone
+    assert [event_key(e) for e in events] == [event_key(t) for t in v.truth[:len(events)]]
+    assert [a["action"] for a in store.audit(match_id)][:5] == ["create", "submit", "undo", "submit", "submit"]
+
+
+def test_DUCK_a_new_match_of_the_same_players_is_followed_afresh(tmp_path: Path, store: MatchStore) -> None:
+    """A new match looks like the old one undone to the end; the camera must not treat it so.
+    The table still shows the old match's start card, which no hand was seen laying in the new
+    match: the camera asks about it (it is not "taken back", and not recorded by itself)."""
+    calibrate(tmp_path)
+    first = new_match(store)
+    v = video()
+    second: list[int] = []
+
+    def start_again(index: int) -> None:
+        if index == v.first_frame_of_event(1) + 10:
+            assert [e.type for e in store.events(first)] == ["deal"]
+            second.append(new_match(store))
+
+    status = CameraStatus()
+    producer_for(tmp_path, v.first_frame_of_event(1) + 20, status, start_again).run(
+        TableLink(store, threading.Event()))
+    assert store.events(second[0]) == [] and len(store.events(first)) == 1
+    notice = status.notice()
+    assert notice is not None and notice.match_id == second[0]
+    assert event_key(notice.event) == event_key(v.truth[0]) and "no hand seen" in notice.why
+
+
+def test_a_rejected_question_reaches_the_reader(tmp_path: Path, store: MatchStore) -> None:
+    calibrate(tmp_path)
+    match_id = new_match(store)
+    status = CameraStatus()
+    deal = Event("deal", None, {"face_up": ["blue-1", None, None]}, 5, "camera")
+    rejected: list[Event] = []
+
+    class Reader:
+        pending: Any = None
+        problem = None
+
+        def events(self, state: Any, frame: Any) -> list[Event]:
+            self.pending = None if rejected else type("Guess", (), {"event": deal, "why": "unsure"})()
+            return []
+
+        def reject(self, event: Event) -> None:
+            rejected.append(event)
+
+    def answer(index: int) -> np.ndarray:
+        if index == 2:
+            notice = status.notice()
+            assert notice is not None and notice.match_id == match_id
+            assert status.reject(notice.id) is not None
+        return np.zeros((8, 8, 3), np.uint8)
+
+    source = SyntheticSource(frames=4, render=answer)
+    CameraProducer(lambda: source, Reader(), status).run(TableLink(store, threading.Event()))
+    assert rejected == [deal] and status.notice() is None
+
+
+def test_missing_calibration_is_told_on_the_scoreboard_not_raised(tmp_path: Path, store: MatchStore) -> None:
+    new_match(store)
+    status = CameraStatus()
+    seen: list[str | None] = []
+
+    def look(index: int) -> None:
+        if index == 3:
+            seen.append(status.problem)
+
+    producer_for(tmp_path, 4, status, look).run(TableLink(store, threading.Event()))
+    assert seen[0] is not None and "ducktable calibrate" in seen[0]
+
+
+def test_garbage_frames_and_a_failing_reader_do_not_stop_the_camera(tmp_path: Path, store: MatchStore) -> None:
+    calibrate(tmp_path)
+    new_match(store)
+    status = CameraStatus()
+    garbage: list[Any] = ["text", np.zeros((3, 3)), np.zeros((720, 1280, 3), np.float64), object()]
+
+    class Source:
+        def __init__(self) -> None:
+            self.items = list(garbage)
+
+        def read(self) -> Any:
+            return self.items.pop(0) if self.items else None
+
+        def __enter__(self) -> Source:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    reader = CameraTableReader(calibration_path(tmp_path), classifier=classifier())
+    CameraProducer(Source, reader, status).run(TableLink(store, threading.Event()))
+    assert reader.skipped == len(garbage)
+
+    class Broken:
+        def events(self, state: Any, frame: Any) -> list[Event]:
+            raise RuntimeError("boom")
+
+    broken = CameraProducer(Source, Broken(), status)
+    broken.run(TableLink(store, threading.Event()))
+    assert broken.failures == len(garbage)
+
+
+def test_a_camera_that_cannot_be_opened_is_a_problem_line(store: MatchStore) -> None:
+    new_match(store)
+    status = CameraStatus()
+
+    def no_camera() -> Any:
+        raise OSError("no camera, file or folder called 'nothing'")
+
+    CameraProducer(no_camera, CameraTableReader(Path("/nonexistent.json")), status).run(
+        TableLink(store, threading.Event()))
+    assert status.problem is not None and "[camera] source" in status.problem
+
+
+# ---- ducktable run, with a folder of frames as the camera --------------------------------------
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def get_json(port: int, path: str) -> Any:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path)
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+def test_DUCK_ducktable_run_reads_a_folder_of_frames_into_the_match(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    calibrate(data)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    v = video()
+    count = v.first_frame_of_event(2) + 12
+    for index in range(count):
+        cv2.imwrite(str(frames / f"frame-{index:04d}.png"), v.frame(index), [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    setup = MatchStore(data / paths.DATABASE_NAME)
+    match_id = new_match(setup)
+    setup.close()
+    config = tmp_path / "ducktable.toml"
+    config.write_text(f'[cues]\nenabled = false\n[table]\npin = "{PIN}"\n'
+                      f'[camera]\nsource = "{frames}"\noptions = {{ interval_ms = 66 }}\n')
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ducktable.device.cli", "--data-dir", str(data), "run", "--config",
+         str(config), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"},
+    )
+    try:
+        assert f"http://127.0.0.1:{port}/" in process.stdout.readline()  # type: ignore[union-attr]
+        deadline = time.monotonic() + 90
+        view: Any = {}
+        while time.monotonic() < deadline:
+            view = get_json(port, f"/match/{match_id}/view.json")
+            if view["camera"] and "stopped" in (view["camera"]["problem"] or ""):
+                break  # every frame was read
+            time.sleep(0.3)
+        assert view["camera"]["problem"] and "stopped delivering frames" in view["camera"]["problem"]
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    store = MatchStore(data / paths.DATABASE_NAME)
+    try:
+        events = store.events(match_id)
+    finally:
+        store.close()
+    assert [event_key(e) for e in events] == [event_key(t) for t in v.truth[:2]]

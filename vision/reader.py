@@ -1,0 +1,558 @@
+"""The camera's side of ``ducktable run``: frames of a real table in, the game events they show out.
+
+Why this module exists: the run loop (device/runloop.py) hands every camera frame, with the
+match's current state from the store, to a *table reader* and records the events it returns.
+This module builds that reader from what the rest of vision/ already does: the table layout and
+homography saved by ``ducktable calibrate`` (:mod:`.layout`), a moved camera noticed
+(:class:`~.calibrate.DriftWatch`), frame -> snapshot by the card path (detector, classifier with
+enrolled decks, zones, hands: :class:`~.table_video.FrameReader`) or by the board readers
+(:class:`~.boards.RiverReader`, :class:`~.boards.LineReader`), then the stability tracker and
+the game's inferrer inside a :class:`~ducktable.rules.infer_base.TableFollower`.
+
+The store is the truth, the follower keeps only a copy: before every frame the follower is
+brought to the store's log. Events added by hand (a phone, a button, a confirmed camera guess)
+are walked in with :meth:`TableFollower.manual`; after an undo or a correction the follower is
+rebuilt from the log, and an event a person took back or rejected is never applied again by the
+camera at that point of the game (it may still be *suggested*). What the follower is unsure of
+is exposed as :attr:`CameraTableReader.pending` for the phones to confirm or reject; what keeps
+the camera from reading at all (no calibration, a moved camera, no model) as
+:attr:`CameraTableReader.problem`, a sentence that says what to do. A bad frame is skipped with
+a log line; nothing here raises into the run loop.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from ducktable.rules.core import Event, State
+from ducktable.rules.infer_base import Inference, Inferrer, TableFollower
+from ducktable.rules.snapshot import TableSnapshot
+from ducktable.rules.stability import StabilityTracker
+
+from .calibrate import DriftWatch
+from .layout import LayoutError, TableLayout
+
+log = logging.getLogger(__name__)
+
+CALIBRATION_FOLDER = "calibration"
+"""Where ``ducktable calibrate`` keeps layouts inside the data folder (device/paths.py's
+CALIBRATION_NAME; vision may not import device, a test keeps the two equal)."""
+DECKS_FOLDER = "decks"
+"""Enrolled decks inside the data folder (device/paths.py's DECKS_NAME)."""
+EMPTY_TABLE_SUFFIX = "-empty.png"
+"""``<table>-empty.png`` beside ``<table>.json``: the picture of the empty table taken at
+calibration, which hand detection and the moved-camera check compare frames with. Without it
+the first good frame is used instead."""
+
+CARD_GAMES = ("duck", "grey", "bruce")
+BOARD_GAMES = ("ducky", "sitting")
+TRACKER_WINDOW, TRACKER_NEEDED = 5, 3
+"""Stability voting as measured on the synthetic videos (15 frames a second)."""
+DRIFT_EVERY = 30
+"""Frames between two checks that the camera has not moved (two seconds at 15 fps)."""
+RECHECK_S = 2.0
+"""How often a missing or changed calibration file is looked for again."""
+MIN_SIDE = 64
+FRAME_GAP_MS = 66
+"""Timestamp step for frames that come without one (plain arrays)."""
+
+Classify = Callable[[list[np.ndarray]], list[tuple[str, float]]]
+
+
+def calibration_path(data_dir: str | Path, table: str = "default") -> Path:
+    """The layout file ``ducktable calibrate --table TABLE`` writes."""
+    return Path(data_dir) / CALIBRATION_FOLDER / f"{table}.json"
+
+
+def empty_table_path(layout_path: Path) -> Path:
+    return layout_path.with_name(layout_path.stem + EMPTY_TABLE_SUFFIX)
+
+
+def event_key(event: Event) -> str:
+    """What an event says, without when or by whom it was reported (a store round trip and
+    a camera copy of the same move compare equal)."""
+    return json.dumps([event.type, event.seat, event.data], sort_keys=True, default=str)
+
+
+# ---- frames ---------------------------------------------------------------------------------
+
+def frame_image(frame: Any) -> tuple[np.ndarray | None, float | None, str]:
+    """The BGR picture of ``frame`` (a camera Frame with ``image`` and ``timestamp_ms``, or an
+    array), its timestamp, and why it cannot be used ("" when it can)."""
+    if frame is None:
+        return None, None, "no picture (None)"
+    image = getattr(frame, "image", frame)
+    stamp = getattr(frame, "timestamp_ms", None)
+    ts = float(stamp) if isinstance(stamp, int | float) and np.isfinite(stamp) else None
+    if not isinstance(image, np.ndarray):
+        return None, None, f"not a picture ({type(image).__name__})"
+    if image.dtype != np.uint8:
+        return None, None, f"pixels of type {image.dtype}, not 8-bit"
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.ndim == 3 and image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    elif image.ndim != 3 or image.shape[2] != 3:
+        return None, None, f"an array of shape {image.shape}, not a colour picture"
+    if min(image.shape[:2]) < MIN_SIDE:
+        return None, None, f"a picture of only {image.shape[1]}x{image.shape[0]} pixels"
+    return np.ascontiguousarray(image), ts, ""
+
+
+# ---- how each game's table is read ------------------------------------------------------------
+
+@dataclass
+class TableView:
+    """One game's way of reading the calibrated table: its zones (calibrated layout), how a
+    frame becomes a snapshot, and a fresh inferrer for it."""
+
+    layout: TableLayout
+    read: Callable[[np.ndarray, int, int], TableSnapshot]
+    inferrer: Callable[[], Inferrer]
+
+
+def game_layout(game: str, players: int, options: dict[str, Any]) -> TableLayout:
+    """The default zones of ``game`` for ``players`` seats (table units, not calibrated)."""
+    if game == "duck":
+        from .layout import duck_layout
+
+        return duck_layout(players)
+    if game == "grey":
+        from .table_video_grey import grey_layout
+
+        return grey_layout(players)
+    if game == "bruce":
+        from .table_video_bruce import bruce_layout
+
+        return bruce_layout(players)
+    if game == "ducky":
+        from ducktable.rules.ducky_board import resolve_layout
+
+        from .boards import RiverBoard
+
+        return RiverBoard.of(resolve_layout(options.get("layout"))).layout()
+    if game == "sitting":
+        from .boards import LineBoard
+
+        return LineBoard().layout()
+    raise LayoutError(f"the camera cannot read a table of {game!r} yet")
+
+
+def inferrer_for(game: str) -> Inferrer:
+    """The game's inferrer (each game module has its own; this only picks)."""
+    if game == "duck":
+        from .table_video import inferrer_for as duck_inferrer
+
+        return duck_inferrer(game)
+    if game in BOARD_GAMES:
+        from .boards import inferrer_for as board_inferrer
+
+        return board_inferrer(game)
+    if game == "grey":
+        from ducktable.rules.infer_grey import GreyInferrer
+
+        return GreyInferrer()
+    if game == "bruce":
+        from ducktable.rules.infer_bruce import BruceInferrer
+
+        return BruceInferrer()
+    raise ValueError(f"no camera inference for {game!r}")
+
+
+def table_view(state: State, saved: TableLayout, empty: np.ndarray,
+               classify: Callable[[str], Classify]) -> TableView:
+    """How to read ``state``'s game on the table calibrated as ``saved``. The saved zones are
+    used when they are this game's for this many players, else the game's default zones with
+    the saved camera view. Raises LayoutError (uncalibrated, unknown game)."""
+    game, n = state.game.name, state.num_players
+    default = game_layout(game, n, dict(state.game.options))
+    if saved.homography is None:
+        raise LayoutError(f"the table layout {saved.name!r} is not calibrated; run `ducktable calibrate`")
+    layout = saved if saved.name == default.name else default.with_homography(saved.homography)
+    if game in BOARD_GAMES:
+        from ducktable.rules.ducky_board import resolve_layout
+
+        from .boards import LineBoard, LineReader, RiverBoard, RiverReader
+
+        board: RiverReader | LineReader = (
+            RiverReader(RiverBoard.of(resolve_layout(state.game.options.get("layout"))), layout)
+            if game == "ducky" else LineReader(LineBoard(), layout))
+
+        def read_board(image: np.ndarray, ts: int, index: int) -> TableSnapshot:
+            return TableSnapshot(ts, board.read(image), index)
+
+        return TableView(layout, read_board, lambda: inferrer_for(game))
+    from .table_video import FrameReader
+
+    cards = FrameReader(layout, empty, game, classify(game))
+
+    def read_cards(image: np.ndarray, ts: int, index: int) -> TableSnapshot:
+        return cards.read(image, ts, index)
+
+    return TableView(layout, read_cards, lambda: inferrer_for(game))
+
+
+# ---- the follower, kept in step with the store --------------------------------------------------
+
+class _Vetoed(Inferrer):
+    """Wraps a game's inferrer so that the camera never applies, at a given point of the game,
+    an event a person took back there (it may still suggest it), nor suggests one a person
+    rejected there. Points are ``len(history)``; the sets belong to the reader and outlive
+    rebuilt followers."""
+
+    def __init__(self, inner: Inferrer, taken_back: set[tuple[int, str]],
+                 rejected: set[tuple[int, str]]) -> None:
+        super().__init__(inner.min_confidence, inner.min_agreement, inner.needs_hands)
+        self.inner = inner
+        self.taken_back = taken_back
+        self.rejected = rejected
+
+    def propose(self, state: State, table: StabilityTracker) -> Inference | None:
+        proposal = self.inner.propose(state, table)
+        if proposal is None:
+            return None
+        point = (len(state.history), event_key(proposal.event))
+        if point in self.rejected:
+            return None
+        if proposal.certain and point in self.taken_back:
+            return Inference(proposal.event, False, "a person took this event back, but the camera "
+                                                    "still sees it on the table")
+        return proposal
+
+    def applied(self, state: State, event: Event) -> None:
+        self.inner.applied(state, event)
+
+    def conflicts(self, waiting: Event, proposal: Event) -> bool:
+        return self.inner.conflicts(waiting, proposal)
+
+    def remember(self) -> dict[str, Any]:
+        return self.inner.remember()
+
+    def recall(self, memory: dict[str, Any]) -> None:
+        self.inner.recall(memory)
+
+
+def _match_key(state: State) -> str:
+    return json.dumps([state.game.name, dict(state.game.options), list(state.players), state.observer],
+                      sort_keys=True, default=str)
+
+
+# ---- the reader ------------------------------------------------------------------------------------
+
+class CameraTableReader:
+    """Frame + the store's state -> the events the camera is sure of (run loop's TableReader).
+
+    After each call: :attr:`pending` is the event waiting for a person (or None), :attr:`problem`
+    what stops the camera from reading (or None), :attr:`skipped` how many bad frames were
+    skipped. :meth:`reject` tells it a person said no to the pending event.
+    """
+
+    def __init__(self, layout_path: Path, *, decks_dir: Path | None = None, model: str | None = None,
+                 classifier: Any = None, drift_every: int = DRIFT_EVERY,
+                 clock: Callable[[], float] = time.time, recheck_s: float = RECHECK_S) -> None:
+        self.layout_path = Path(layout_path)
+        self.decks_dir = decks_dir
+        self.model = model or None
+        self.drift_every = max(1, drift_every)
+        self.clock = clock
+        self.recheck_s = recheck_s
+        self.pending: Inference | None = None
+        self.problem: str | None = None
+        self.skipped = 0
+        self.frames = 0
+        self.seconds: dict[str, float] = {"read": 0.0, "follow": 0.0, "drift": 0.0}
+        self._classifier = classifier
+        self._saved: TableLayout | None = None
+        self._stamp: tuple[float, float] | None = None  # (layout, empty picture) mtimes read
+        self._checked_at = -1e18
+        self._empty: np.ndarray | None = None
+        self._empty_saved = False
+        self._drift: DriftWatch | None = None
+        self._moved = False
+        self._since_check: int | None = None
+        self._view: TableView | None = None
+        self._view_key: str | None = None
+        self._follower: TableFollower | None = None
+        self._follower_key: str | None = None
+        self._taken_back: set[tuple[int, str]] = set()
+        self._rejected: set[tuple[int, str]] = set()
+        self._last_ts = -1
+        self._offset_ms: float | None = None
+        self._said: str | None = None
+
+    # -- the run loop's protocol ------------------------------------------------------------
+    def events(self, state: State, frame: Any) -> list[Event]:
+        self.frames += 1
+        image, stamp, bad = frame_image(frame)
+        if image is None:
+            self._skip(bad)
+            return []
+        try:
+            return self._events(state, image, stamp)
+        except Exception as exc:  # a frame the readers choke on must not stop the camera
+            self._skip(f"it could not be read ({type(exc).__name__}: {exc})")
+            log.debug("frame %d failed", self.frames, exc_info=True)
+            return []
+
+    def reject(self, event: Event) -> None:
+        """A person said the camera's pending ``event`` is not what happened: drop it and do
+        not suggest it again at this point of the game."""
+        follower = self._follower
+        if follower is None:
+            return
+        point = (len(follower.state.history), event_key(event))
+        self._rejected.add(point)
+        if follower.pending is not None and event_key(follower.pending.event) == point[1]:
+            follower.reject()
+        self.pending = follower.pending
+
+    def new_match(self) -> None:
+        """Another match is being played (two matches of the same players look alike to the
+        reader): forget the follower, what people took back and what they rejected."""
+        self._follower = self._follower_key = None
+        self._view = self._view_key = None
+        self._taken_back.clear()
+        self._rejected.clear()
+        self.pending = None
+
+    # -- one frame -------------------------------------------------------------------------------
+    def _events(self, state: State, image: np.ndarray, stamp: float | None) -> list[Event]:
+        if not self._calibration_ready():
+            return self._stop()
+        assert self._saved is not None
+        if self._empty is None:
+            self._empty = image.copy()
+            self._drift = DriftWatch(self._saved, self._empty)
+            log.warning("no picture of the empty table was saved with the calibration (%s); "
+                        "the first camera frame stands in for it", empty_table_path(self.layout_path))
+        if self._empty.shape != image.shape:
+            return self._stop(
+                f"the camera now gives {image.shape[1]}x{image.shape[0]} pictures but the table was "
+                f"calibrated at {self._empty.shape[1]}x{self._empty.shape[0]}; set the camera back or "
+                "run `ducktable calibrate` again")
+        if not self._camera_in_place(image):
+            return self._stop()
+        view = self._table_view(state)
+        if view is None:
+            return self._stop()
+        ts = self._timestamp(stamp)
+        t0 = time.perf_counter()
+        snapshot = view.read(image, ts, self.frames)
+        t1 = time.perf_counter()
+        follower = self._follow(state, view)
+        step = follower.feed(snapshot)
+        self.seconds["read"] += t1 - t0
+        self.seconds["follow"] += time.perf_counter() - t1
+        self.pending = follower.pending
+        self._say(None)
+        return [inference.event for inference in step.applied]
+
+    def _stop(self, problem: str | None = None) -> list[Event]:
+        if problem is not None:
+            self._say(problem)
+        self.pending = None
+        return []
+
+    def _say(self, problem: str | None) -> None:
+        """Keep ``problem`` for the scoreboard; log it once when it starts and when it ends."""
+        if problem != self._said:
+            if problem is not None:
+                log.warning("camera: %s", problem)
+            elif self._said is not None:
+                log.warning("camera: reading the table again")
+            self._said = problem
+        self.problem = problem
+
+    def _skip(self, why: str) -> None:
+        self.skipped += 1
+        if self.skipped <= 10 or self.skipped % 100 == 0:
+            log.warning("camera: skipped frame %d: %s (%d skipped so far)", self.frames, why, self.skipped)
+
+    def _timestamp(self, stamp: float | None) -> int:
+        """Wall-clock milliseconds for this frame (phones stamp their events the same way),
+        spaced as the camera spaced them, and always increasing."""
+        if stamp is None:
+            ts = self._last_ts + FRAME_GAP_MS if self._last_ts >= 0 else int(self.clock() * 1000)
+        else:
+            if self._offset_ms is None:
+                self._offset_ms = self.clock() * 1000 - stamp
+            ts = int(self._offset_ms + stamp)
+        ts = max(ts, self._last_ts + 1)
+        self._last_ts = ts
+        return ts
+
+    # -- calibration and a moved camera ---------------------------------------------------------
+    def _calibration_ready(self) -> bool:
+        """Load (or reload, when ``ducktable calibrate`` wrote it again) the calibration; False
+        with :attr:`problem` set when there is none."""
+        now = time.monotonic()
+        if now - self._checked_at < self.recheck_s:
+            return self._saved is not None
+        self._checked_at = now
+        empty_path = empty_table_path(self.layout_path)
+        try:
+            stamp = (self.layout_path.stat().st_mtime,
+                     empty_path.stat().st_mtime if empty_path.is_file() else 0.0)
+        except OSError:
+            stamp = None
+        if stamp is not None and stamp == self._stamp:
+            return self._saved is not None
+        self._stamp = stamp
+        self._saved, self._view, self._view_key = None, None, None
+        self._empty, self._drift, self._moved, self._since_check = None, None, False, None
+        try:
+            saved = TableLayout.load(self.layout_path)
+            if saved.homography is None:
+                raise LayoutError(f"{self.layout_path} holds no camera calibration; run `ducktable calibrate`")
+        except LayoutError as exc:
+            self._say(f"{exc} (the scoreboard works meanwhile: enter events on the phone)")
+            return False
+        self._saved = saved
+        if empty_path.is_file():
+            picture = cv2.imread(str(empty_path), cv2.IMREAD_COLOR)
+            if picture is None:
+                log.warning("camera: cannot read %s; the first camera frame stands in for it", empty_path)
+            else:
+                self._empty = picture
+                self._drift = DriftWatch(saved, picture)
+        log.info("camera: using the calibration %s", self.layout_path)
+        return True
+
+    def _camera_in_place(self, image: np.ndarray) -> bool:
+        """Check on the first frame, then every ``drift_every`` frames (every frame once it
+        moved), that the camera sees the table as calibrated; False with :attr:`problem` set
+        when it does not."""
+        assert self._drift is not None
+        if self._since_check is not None and not self._moved:
+            self._since_check += 1
+            if self._since_check < self.drift_every:
+                return True
+        self._since_check = 0
+        t0 = time.perf_counter()
+        drift = self._drift.check(image)
+        self.seconds["drift"] += time.perf_counter() - t0
+        self._moved = drift.moved
+        if drift.moved:
+            self._say(drift.message)
+            return False
+        return True
+
+    # -- the game's view and the follower -------------------------------------------------------
+    def _table_view(self, state: State) -> TableView | None:
+        key = _match_key(state)
+        if self._view is not None and key == self._view_key:
+            return self._view
+        assert self._saved is not None and self._empty is not None
+        try:
+            self._view = table_view(state, self._saved, self._empty, self._classify_for)
+        except LayoutError as exc:
+            self._view = None
+            self._say(f"{exc}; enter the events of {state.game.title or state.game.name} on the phone")
+            return None
+        except ValueError as exc:
+            self._view = None
+            self._say(f"the camera cannot follow {state.game.title or state.game.name} yet ({exc}); "
+                      "enter its events on the phone")
+            return None
+        self._view_key = key
+        return self._view
+
+    def _classify_for(self, game: str) -> Classify:
+        if self._classifier is None:
+            from .classify import CardClassifier, ModelError
+
+            decks = self.decks_dir if self.decks_dir is not None and self.decks_dir.is_dir() else None
+            try:
+                self._classifier = CardClassifier.load(self.model, prototypes_dir=decks, threads=1)
+            except ModelError as exc:
+                raise LayoutError(f"the card classifier cannot be loaded ({exc})") from None
+        classifier = self._classifier
+
+        def classify(crops: list[np.ndarray]) -> list[tuple[str, float]]:
+            try:
+                results = classifier.classify(crops, games={game})
+            except TypeError:  # a classifier without the ``games`` filter
+                results = classifier.classify(crops)
+            return [(str(r.label), float(r.confidence)) for r in results]
+
+        return classify
+
+    def _follow(self, state: State, view: TableView) -> TableFollower:
+        """The follower, brought to the store's log (the truth) before this frame."""
+        key = _match_key(state)
+        follower = self._follower
+        if follower is None or key != self._follower_key:
+            self._taken_back.clear()
+            self._rejected.clear()
+            return self._rebuild(state, view, None)
+        mine = [event_key(e) for e in follower.state.history]
+        theirs = [event_key(e) for e in state.history]
+        if theirs[:len(mine)] == mine:
+            for event in state.history[len(mine):]:  # entered or confirmed by hand
+                settle = follower.confirm if (follower.pending is not None and event_key(
+                    follower.pending.event) == event_key(event)) else follower.manual
+                if not settle(event).ok:
+                    return self._rebuild(state, view, follower.tracker)
+            self._forget_before(len(theirs))
+            return follower
+        if mine[:len(theirs)] == theirs:  # undone (or a camera event the store refused)
+            self._taken_back.add((len(theirs), mine[len(theirs)]))
+            log.info("camera: the log went back to event %d; the camera follows it", len(theirs))
+        else:
+            log.info("camera: an earlier event was corrected; the camera follows the corrected log")
+        return self._rebuild(state, view, follower.tracker)
+
+    def _rebuild(self, state: State, view: TableView, tracker: StabilityTracker | None) -> TableFollower:
+        """A follower at the store's position, its inferrer told about every event so far; the
+        table as already seen (``tracker``) is kept."""
+        fresh = state.game.new_state(state.players, observer=state.observer)
+        inferrer = _Vetoed(view.inferrer(), self._taken_back, self._rejected)
+        # the log is walked in with a blank table, so that no event is re-timed by what the
+        # camera sees now; then the table as seen so far takes its place
+        follower = TableFollower(fresh, inferrer, StabilityTracker(TRACKER_WINDOW, TRACKER_NEEDED))
+        for event in state.history:
+            verdict = follower.manual(event, catch_up=False)
+            if not verdict.ok:  # the store replays this log, so this means a bug: say so, go on
+                log.error("camera: cannot follow the match log at %s (%s)", event.type, verdict.reason)
+                follower.state = state.clone()
+                break
+        if tracker is not None:
+            follower.tracker = tracker
+        self._follower, self._follower_key = follower, _match_key(state)
+        return follower
+
+    def _forget_before(self, point: int) -> None:
+        for kept in (self._taken_back, self._rejected):
+            for item in [item for item in kept if item[0] < point]:
+                kept.discard(item)
+
+def make_table_reader(camera: Any, data_dir: str | Path, *, classifier: Any = None) -> CameraTableReader:
+    """The factory ``[camera] reader`` names (device/cli_run.py calls it with the camera
+    settings and the data folder). Reads ``camera.table`` (which calibration, default
+    "default"), ``camera.model`` (a classifier .onnx, default the shipped one) and
+    ``camera.drift_every`` when present. Never fails for a missing calibration or model: the
+    reader reports those as its :attr:`~CameraTableReader.problem`."""
+    data = Path(data_dir)
+    table = str(getattr(camera, "table", "") or "default")
+    return CameraTableReader(
+        calibration_path(data, table),
+        decks_dir=data / DECKS_FOLDER,
+        model=str(getattr(camera, "model", "") or "") or None,
+        classifier=classifier,
+        drift_every=int(getattr(camera, "drift_every", DRIFT_EVERY) or DRIFT_EVERY),
+    )
+
+
+def ms_per_frame(reader: CameraTableReader) -> dict[str, float]:
+    """Where the reader's time went, per frame read (for benchmarks and logs)."""
+    n = max(1, reader.frames - reader.skipped)
+    return {k: round(v * 1000 / n, 2) for k, v in reader.seconds.items()}
+

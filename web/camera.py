@@ -1,0 +1,110 @@
+"""The camera on the phones: what stops it (a problem line on the scoreboard) and the event it is
+unsure of, put as "camera unsure - is this it?" with Confirm and Reject.
+
+Why this module exists: the camera never applies an event it is not sure of; a person settles
+it. The run loop's camera status (``CAMERA`` in the app's configuration: ``snapshot()``,
+``notice(id)``, ``answered(id)``, ``reject(id)``; see device/runloop.py CameraStatus) is shared
+with the camera thread; this blueprint shows it and takes the answers. A confirmation goes to
+the store like any entry (checked against the rules, recorded, undoable); the camera then
+follows the store. Both answers need the table PIN and the page's CSRF token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ducktable.device.store import MatchInfo
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, url_for
+from markupsafe import Markup
+
+from .auth import pin_required
+from .db import get_store, match_or_404
+
+bp = Blueprint("camera", __name__)
+
+
+def camera_status() -> Any:
+    return current_app.config.get("CAMERA")
+
+
+def camera_snapshot() -> dict[str, Any] | None:
+    """The camera's news (``version``, ``problem``, ``notice``), or None without a camera."""
+    status = camera_status()
+    if status is None:
+        return None
+    try:
+        snap = status.snapshot()
+    except Exception:  # a camera status that fails must never take the scoreboard down
+        current_app.logger.exception("the camera status failed")
+        return None
+    return snap if isinstance(snap, dict) else None
+
+
+def camera_view(info: MatchInfo, snap: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What the scoreboard of ``info`` shows about the camera (None: nothing to show)."""
+    if snap is None:
+        return None
+    notice = snap.get("notice")
+    shown: dict[str, Any] | None = None
+    if isinstance(notice, dict) and notice.get("match_id") == info.id:
+        event = notice.get("event") or {}
+        seat = event.get("seat")
+        who = info.players[seat] if isinstance(seat, int) and 0 <= seat < len(info.players) else "the table"
+        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        shown = {"id": notice.get("id"), "type": event.get("type", "?"), "who": who, "data": data,
+                 "why": notice.get("why", "")}
+    problem = snap.get("problem")
+    if shown is None and not problem:
+        return None
+    return {"problem": problem, "notice": shown}
+
+
+def render_camera(info: MatchInfo, snap: dict[str, Any] | None = None) -> Markup:
+    view = camera_view(info, camera_snapshot() if snap is None else snap)
+    if view is None:
+        return Markup("")
+    return Markup(render_template("_camera.html", camera=view, info=info))
+
+
+def _notice_or_409(match_id: int, notice_id: int) -> Any:
+    status = camera_status()
+    if status is None:
+        abort(404, description="This table has no camera; enter events on the Enter page.")
+    notice = status.notice(notice_id)
+    if notice is None or notice.match_id != match_id:
+        abort(409, description="That camera question has been answered or has gone; look at the "
+                               "board again.")
+    return status, notice
+
+
+@bp.post("/match/<int:match_id>/camera/<int:notice_id>/confirm")
+@pin_required
+def confirm(match_id: int, notice_id: int) -> Any:
+    """Record the camera's guess as the next event (the rules still check it)."""
+    info = match_or_404(match_id)
+    status, notice = _notice_or_409(match_id, notice_id)
+    store = get_store()
+    if len(store.events(match_id)) != notice.position:
+        status.answered(notice_id)
+        abort(409, description="The game has moved on since the camera asked; look at the board "
+                               "again and enter what happened on the Enter page if it is missing.")
+    verdict = store.submit(match_id, notice.event)
+    if not verdict.ok:
+        from .entry import entry_page
+
+        return entry_page(info, verdict=verdict, status=422)
+    status.answered(notice_id)
+    flash(f"Recorded #{notice.position} {notice.event.type} as the camera saw it.", "ok")
+    return redirect(url_for("scoreboard.board", match_id=match_id), code=303)
+
+
+@bp.post("/match/<int:match_id>/camera/<int:notice_id>/reject")
+@pin_required
+def reject(match_id: int, notice_id: int) -> Any:
+    """The camera's guess is wrong: drop it (it is not suggested again at this point) and let
+    the person enter what really happened."""
+    match_or_404(match_id)
+    status, _ = _notice_or_409(match_id, notice_id)
+    status.reject(notice_id)
+    flash("The camera's guess was dropped. Enter what really happened here.", "ok")
+    return redirect(url_for("entry.page", match_id=match_id), code=303)
