@@ -16,7 +16,6 @@ the cues and finally the store close, in that order.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import signal
 import socket
@@ -134,8 +133,7 @@ class CameraStatus:
 
     @staticmethod
     def _key(match_id: int, position: int, event: Event) -> tuple[int, int, str]:
-        return match_id, position, json.dumps([event.type, event.seat, event.data], sort_keys=True,
-                                              default=str)
+        return match_id, position, event.content_key()
 
     def report(self, match_id: int | None, position: int, pending: Any, problem: str | None) -> None:
         """The camera thread's news after a frame: what it waits for (``pending``: anything

@@ -113,6 +113,11 @@ class Event:
     def dumps(self) -> str:
         return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=True)
 
+    def content_key(self) -> str:
+        """What the event says, without when or by whom it was reported: the camera's copy of
+        a move, the phone's entry of it and its store round trip compare equal."""
+        return json.dumps([self.type, self.seat, _plain(self.data)], sort_keys=True, default=str)
+
     @classmethod
     def from_json(cls, obj: Any) -> Event:
         """Build an event from its JSON form, raising :class:`BadEvent` with a clear message."""

@@ -5,22 +5,30 @@ it against the rules: a legal event is recorded, an illegal one is shown with it
 rule texts and changes nothing. Any recorded event can be corrected ("that was a blue 5, not
 a blue 3") when the whole log still replays, and the last event can be undone; the store
 records both in the match's audit trail.
+
+An event typed here that is the very event the camera is asking about (the "camera unsure"
+question on the scoreboard: same match, same place in the log, same event) is recorded with the
+camera's time, when the cards first showed, as a Confirm would; the phone's clock is later,
+and Grey Duck's out-of-turn races (GREY-G1) are judged on these times. The question is then
+settled.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.catalogue import rule_texts
-from ducktable.rules.core import EventSpec, State, Verdict
+from ducktable.rules.core import BadEvent, Event, EventSpec, State, Verdict
 from ducktable.rules.decks import DECKS
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 
 from . import forms
 from .auth import pin_required
+from .camera import camera_snapshot, camera_status
 from .db import get_store, match_or_404
 
 bp = Blueprint("entry", __name__)
@@ -31,6 +39,40 @@ MAX_REASON = 200
 def now_ms() -> int:
     """The phone-entry timestamp (Grey Duck races compare these)."""
     return int(time.time() * 1000)
+
+
+def same_event(a: Event, b: Event) -> bool:
+    """Whether two reports say the same thing, whenever and by whomever they were made (as the
+    camera status compares its questions)."""
+    return a.content_key() == b.content_key()
+
+
+class CameraQuestion(NamedTuple):
+    """The camera's open question, as the scoreboard shows it: its id and the event it saw."""
+
+    id: int
+    event: Event
+
+
+def camera_question(match_id: int, position: int, event: Event) -> CameraQuestion | None:
+    """The camera's open question when it asks about exactly ``event`` as event #``position``
+    of match ``match_id``; else None."""
+    notice = (camera_snapshot() or {}).get("notice")
+    if not isinstance(notice, dict) or (notice.get("match_id"), notice.get("position")) != (match_id, position):
+        return None
+    try:
+        asked = Event.from_json(notice.get("event"))
+    except BadEvent:
+        return None
+    return CameraQuestion(notice["id"], asked) if same_event(asked, event) else None
+
+
+def settle_question(notice_id: int) -> None:
+    """The camera's question was answered by typing its event: hide it."""
+    try:
+        camera_status().answered(notice_id)
+    except Exception:  # the event is recorded; a failing camera status must not turn that into a 500
+        current_app.logger.exception("the camera status failed")
 
 
 def cited(verdict: Verdict, game: str) -> list[tuple[str, str]]:
@@ -110,9 +152,14 @@ def submit(match_id: int) -> Any:
         event = forms.parse_event(spec, state, request.form, ts=now_ms())
     except forms.FormError as exc:
         return entry_page(info, problem=str(exc), values=request.form, status=400)
+    asked = camera_question(match_id, len(store.events(match_id)), event)
+    if asked is not None and asked.event.ts is not None:
+        event = replace(event, ts=asked.event.ts)  # when the cards first showed, not when typed
     verdict = store.submit(match_id, event)
     if not verdict.ok:
         return entry_page(info, verdict=verdict, values=request.form, status=422)
+    if asked is not None:
+        settle_question(asked.id)
     flash(f"Recorded #{len(store.events(match_id)) - 1} {event.type}: {verdict.reason}", "ok")
     return redirect(url_for("entry.page", match_id=match_id), code=303)
 

@@ -28,7 +28,8 @@ from ducktable.device.runloop import CameraProducer, CameraStatus, TableLink
 from ducktable.device.store import MatchStore
 from ducktable.rules.core import Event
 from ducktable.vision import reader as table_reader
-from ducktable.vision.reader import CameraTableReader, calibration_path, event_key
+from ducktable.vision.reader import CameraTableReader, calibration_path
+from ducktable.vision.store_sync import event_key
 from ducktable.web import create_app
 
 from tests.vision.test_reader import calibrate, classifier, video

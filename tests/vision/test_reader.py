@@ -25,9 +25,9 @@ from ducktable.vision.reader import (
     CameraTableReader,
     calibration_path,
     empty_table_path,
-    event_key,
     make_table_reader,
 )
+from ducktable.vision.store_sync import event_key
 
 SEED = 7  # a game whose deal, first play and first draw the shipped model reads right
 PLAYERS = 3

@@ -36,13 +36,8 @@ from ducktable.rules.infer_sitting import PLAYED_ZONE
 from ducktable.vision import boards, render, table_video_bruce, table_video_grey
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.layout import CARD_H, CARD_W, TableLayout
-from ducktable.vision.reader import (
-    CameraTableReader,
-    calibration_path,
-    ducky_table_layout,
-    empty_table_path,
-    sitting_table_layout,
-)
+from ducktable.vision.pile_layouts import ducky_table_layout, sitting_table_layout
+from ducktable.vision.reader import CameraTableReader, calibration_path, empty_table_path
 from ducktable.vision.table_script import Press, same_event
 from ducktable.vision.table_video import Shot, TableRenderer
 
@@ -372,7 +367,7 @@ def _draw_piles(plane: np.ndarray, layout: TableLayout, zones: dict[str, tuple[s
 def ducky_clip() -> Clip:
     """Ducky Ducky, 3 players, seed 1 (setup, a move, the fallen duck taken, two fish, a move
     within 70 frames): the board drawn by vision/boards.py, the seats' piles beyond its long
-    edges (reader.ducky_table_layout), photographed by a tilted 1080p camera with hands over what
+    edges (pile_layouts.ducky_table_layout), photographed by a tilted 1080p camera with hands over what
     changes, light and noise."""
     seed = 1
     true = boards.bot_game("ducky", seed)
@@ -460,7 +455,7 @@ def test_DUCKY_T5_a_card_and_its_duck_tokens_are_read_from_the_slots_colours(
     """The ducks on a card, in slot order, whichever end of the card is up; the slots' colours
     name the card where a token hides its print from the classifier."""
     from ducktable.rules.infer_ducky import card_labels
-    from ducktable.vision.reader import ducky_card
+    from ducktable.vision.pile_reading import ducky_card
 
     crop = _card_with_tokens(label, tokens, upside_down)
     reads = ducky_card(crop, classifier_says, 0.2 if classifier_says == "unknown" else 0.9)
@@ -470,7 +465,7 @@ def test_DUCKY_T5_a_card_and_its_duck_tokens_are_read_from_the_slots_colours(
 
 
 def test_DUCKY_a_card_the_classifier_and_the_slots_name_differently_is_unsure() -> None:
-    from ducktable.vision.reader import ducky_card
+    from ducktable.vision.pile_reading import ducky_card
 
     reads = ducky_card(_card_with_tokens("card-yellow-green", ()), "card-blue-pink", 0.95)
     assert [r.label for r in reads] == ["card-yellow-green"] and reads[0].confidence < 0.5
@@ -482,7 +477,7 @@ def test_DUCKY_a_card_the_classifier_and_the_slots_name_differently_is_unsure() 
 def sitting_clip() -> Clip:
     """Sitting Ducks, 3 players, seed 4 (the shuffles, the line revealed, nine draws, then a No
     Time played on position 3, within 135 frames): the line drawn by vision/boards.py, the pile
-    of played action cards right of it (reader.sitting_table_layout), photographed by a tilted
+    of played action cards right of it (pile_layouts.sitting_table_layout), photographed by a tilted
     camera with hands over what changes, light and noise."""
     seed = 4
     true = boards.bot_game("sitting", seed)

@@ -1,18 +1,25 @@
 """The camera's questions on the phones (web/camera.py): "camera unsure - is this it?" with
-Confirm and Reject, the camera's problems on the scoreboard, PIN and CSRF on both answers."""
+Confirm and Reject, the camera's problems on the scoreboard, PIN and CSRF on both answers; and
+the question's event typed on the Enter page instead (web/entry.py), which is recorded with the
+camera's time, when the cards first showed, not the phone's later clock."""
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ducktable.device.runloop import CameraStatus
 from ducktable.device.store import MatchStore
+from ducktable.rules import make_game
 from ducktable.rules.core import Event
+from ducktable.rules.grey import GreyDuckState
 from ducktable.web import create_app
 from flask import Flask
+
+from tests.rules.grey_helpers import AMY, CONNOR, MATT, NAMES, g, y
 
 from .conftest import PIN, Phone, new_duck
 from .test_web_garbage import garbage_form
@@ -163,3 +170,100 @@ def test_garbage_to_the_camera_routes_never_gives_a_500(
     phone.unlock()
     response = phone.post(f"/match/{info.id}/camera/1/confirm")
     assert response.status_code == 404 and "no camera" in response.get_data(as_text=True)
+
+
+# ---- the question's event typed on the Enter page ------------------------------------------
+
+GREY_4 = Event("grey", MATT, {"card": "grey-4"}, 1300, "camera")
+"""Matt's grey 4, seen by the camera 200 ms before Amy laid her 7 7 7."""
+
+
+def grey_race(store: MatchStore) -> int:
+    """The rulebook's race: Connor plays 4 4 4 (1000 ms), Matt holds the grey 4, and Amy's 7 7 7
+    (1500 ms) reached the store first. Returns the match id."""
+    info = store.create_match("grey", NAMES[:4])
+    fresh = make_game("grey").new_state(NAMES[:4])
+    assert isinstance(fresh, GreyDuckState)
+    deal = fresh.arranged_deal({CONNOR: g(1) + y(4, 4, 4), AMY: y(7, 7, 7), MATT: g(4)})
+    for event in (deal, Event("play", CONNOR, {"cards": y(4, 4, 4)}, 1000),
+                  Event("play", AMY, {"cards": y(7, 7, 7)}, 1500)):
+        assert store.submit(info.id, event).ok
+    return info.id
+
+
+def type_grey(phone: Phone, match_id: int) -> Any:
+    phone.get(f"/match/{match_id}/entry")
+    return phone.post(f"/match/{match_id}/events", {"_type": "grey", "_seat": str(MATT), "card": "grey-4"})
+
+
+def test_GREY_G1_a_typed_grey_the_camera_asked_about_races_on_the_camera_time(
+        unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
+    """Typed after Amy's play, Matt's grey still wins: the camera saw it 200 ms earlier."""
+    match = grey_race(store)
+    camera.report(match, 3, Guess(GREY_4, "the grey 4 was read with low confidence"), None)
+    response = type_grey(unlocked, match)
+    assert response.status_code == 303
+    events = store.events(match)
+    last = events[-1]
+    assert (last.type, last.seat, last.data, last.ts, last.source) == (
+        "grey", MATT, {"card": "grey-4"}, 1300, "manual")
+    assert len(events) == 4
+    page = unlocked.get(f"/match/{match}/entry").get_data(as_text=True)
+    assert "came first by 200 ms" in page and "Amy takes back" in page
+    assert camera.notice() is None  # the question is settled
+    camera.report(match, 3, Guess(GREY_4), None)  # a reader that has not caught up yet
+    assert camera.notice() is None
+
+
+def test_GREY_G1_without_the_camera_question_the_phone_clock_loses_the_race(
+        unlocked: Phone, store: MatchStore) -> None:
+    match = grey_race(store)
+    response = type_grey(unlocked, match)
+    assert response.status_code == 422 and "too late" in response.get_data(as_text=True)
+    assert [e.type for e in store.events(match)] == ["deal", "play", "play"]
+
+
+@pytest.mark.parametrize("asked, position, other_match", [
+    (Event("grey", AMY, {"card": "grey-4"}, 1300, "camera"), 3, False),  # another seat
+    (Event("grey", MATT, {"card": "grey-5"}, 1300, "camera"), 3, False),  # another card
+    (GREY_4, 2, False),  # asked before Amy's play: another place in the log
+    (GREY_4, 3, True),  # another match's question
+])
+def test_GREY_G1_a_typed_event_the_camera_did_not_ask_about_keeps_the_phone_time(
+        unlocked: Phone, store: MatchStore, camera: CameraStatus, asked: Event, position: int,
+        other_match: bool) -> None:
+    match = grey_race(store)
+    camera.report(grey_race(store) if other_match else match, position, Guess(asked), None)
+    question = camera.notice()
+    response = type_grey(unlocked, match)
+    assert response.status_code == 422 and "too late" in response.get_data(as_text=True)
+    assert len(store.events(match)) == 3
+    assert camera.notice() == question  # still asked
+
+
+def test_DUCK_S1_a_typed_deal_the_camera_asked_about_gets_its_time_and_stays_the_phones(
+        unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
+    """The deal (DUCK-S1) is recorded as typed (source manual), dated by the camera."""
+    info = new_duck(store)
+    camera.report(info.id, 0, Guess(DEAL), None)
+    unlocked.get(f"/match/{info.id}/entry")
+    response = unlocked.post(f"/match/{info.id}/events", {"_type": "deal", "face_up.0": "blue-3"})
+    assert response.status_code == 303
+    [deal] = store.events(info.id)
+    assert (deal.data, deal.ts, deal.source) == (DEAL.data, DEAL.ts, "manual")
+    assert camera.notice() is None
+
+
+def test_a_camera_status_that_fails_does_not_stop_an_entry(
+        unlocked: Phone, store: MatchStore, camera: CameraStatus, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = new_duck(store)
+
+    def broken() -> None:
+        raise RuntimeError("camera thread gone")
+
+    monkeypatch.setattr(camera, "snapshot", broken)
+    unlocked.get(f"/match/{info.id}/entry")
+    response = unlocked.post(f"/match/{info.id}/events", {"_type": "deal", "face_up.0": "blue-3"})
+    assert response.status_code == 303
+    [deal] = store.events(info.id)
+    assert deal.data == DEAL.data and deal.ts is not None and deal.ts > DEAL.ts
