@@ -124,13 +124,20 @@ def pipeline_check(seeds: Sequence[int], reader: CardReader, **scene_options: An
 
 
 def timings(reader: CardReader, frames: Sequence[np.ndarray]) -> dict[str, float]:
-    """Median and 95th percentile of detection-only and full-read times (ms), per frame/card."""
+    """Median and 95th percentile of detection-only and full-read times (ms), per frame/card.
+
+    Times are wall-clock; the detector's median is also given in CPU time of this process
+    (``detect_cpu_ms_median``), which a machine shared with other work inflates far less.
+    """
     detect_ms: list[float] = []
+    detect_cpu_ms: list[float] = []
     read_ms: list[float] = []
     per_card: list[float] = []
     for image in frames:
         start = time.perf_counter()
+        cpu_start = time.process_time()
         detect_cards(image, **reader.detect_options)
+        detect_cpu_ms.append((time.process_time() - cpu_start) * 1000)
         detect_ms.append((time.perf_counter() - start) * 1000)
         reading = reader.read(image)
         read_ms.append(reading.total_ms)
@@ -138,6 +145,7 @@ def timings(reader: CardReader, frames: Sequence[np.ndarray]) -> dict[str, float
     return {
         "detect_ms_median": statistics.median(detect_ms),
         "detect_ms_p95": _p95(detect_ms),
+        "detect_cpu_ms_median": statistics.median(detect_cpu_ms),
         "read_ms_median": statistics.median(read_ms),
         "read_ms_p95": _p95(read_ms),
         "read_ms_per_card_median": statistics.median(per_card),
@@ -234,7 +242,9 @@ def report(figures: dict[str, Any]) -> str:
         f"({f['named_false_per_100_empty']:.2f} named)"
         + mark("false_per_100_empty", f["false_per_100_empty"] <= 1.0),
         f"  detector only        {f['detect_ms_median']:.1f} ms median, "
-        f"{f['detect_ms_p95']:.1f} ms p95 per frame",
+        f"{f['detect_ms_p95']:.1f} ms p95 per frame"
+        + (f" ({f['detect_cpu_ms_median']:.1f} ms CPU median)"
+           if "detect_cpu_ms_median" in f else ""),
         f"  full read (12 cards) {f['read_ms_median']:.1f} ms median, {f['read_ms_p95']:.1f} ms "
         f"p95 per frame; {f['read_ms_per_card_median']:.2f} / "
         f"{f['read_ms_per_card_p95']:.2f} ms per card"

@@ -5,22 +5,29 @@ this is the step that turns a table photo into those crops. It is classical Open
 Pi core) and assumes nothing about the table: no dark cloth, no fixed card size, any rotation,
 cards touching each other.
 
-How, in five steps:
+How, in six steps:
 
 1. *Candidates*: every contour, outlines and holes alike, whose convex hull is a
-   quadrilateral, in several edge maps (Canny as found, thickened a little, at half size; the
-   "paperness" image; a mask of light paper), largest first.
+   quadrilateral, in three maps (Canny edges of the grey and the "paperness" image together,
+   as found and thickened a little; a mask of light paper), largest first; a shape seen
+   before in another map is tried once.
 2. *Snap*: each side is re-fitted as a straight line through the nearest clear edge, so rounded
    corners and edge thickness do not bias the corners; a side without a straight edge under
    most of it rejects the candidate.
-3. *Grow and split*: a candidate that is part of a card's face (its panel, the area beside a
-   printed band) grows outwards to the first edge with a light margin inside it (cards have a
-   light border); a candidate that is two or three touching cards in a row is split where a
-   straight edge runs right across it.
-4. *Check*: a card has a printed face (not blank, not a grid of lines along its sides) and
-   its sides stop at its corners (a checked cloth's lines run on).
+3. *Grow and split*: a candidate that is part of a card's face (its panel, a frame printed
+   on it) grows outwards to the next edge with a light margin inside it (cards have a light
+   border; a side with a touching card beside it moves out as far as the others); a candidate
+   that is two or three touching cards in a row is split where a straight edge runs right
+   across it.
+4. *Check*: a card has a printed face (not blank, not a grid of lines along its sides), a
+   light margin all round (a cell of a checked cloth alternates light and dark along its
+   sides) and its sides stop at its corners (a checked cloth's lines run on).
 5. *Choose*: nested candidates of one card keep the outermost well-edged one; a candidate
    tiled by smaller candidates of one size is a group of touching cards and gives way to them.
+6. *Corners*: an outline that ran into other edges (a touching card, printing touching the
+   margin, texture) belongs to a larger contour that is no quadrilateral; each right-angled
+   corner of such a contour is completed to a card the size of the nearest cards found, and
+   kept when it snaps and passes the checks.
 """
 
 from __future__ import annotations
@@ -37,6 +44,15 @@ CROP_SIZE = (100, 150)
 EDGE_MIN = 24.0
 """Smallest Sobel response (blurred grey or paperness image) that counts as an edge: a step of
 ~10 grey levels."""
+
+CORNER_REACH = 0.12
+MARGIN_EVEN_MIN = 0.9
+"""Share of a card's outline that must have its light margin just inside (see
+:func:`_margin`)."""
+
+MARGIN_PAPER_MIN = 0.45
+"""Smallest paperness (see :func:`_margin`) of a card's margin: paper under tinted light
+measures 0.6 and more."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,8 +78,8 @@ class DetectorSettings:
 
     min_area_frac: float = 0.0015
     max_area_frac: float = 0.9
-    min_aspect: float = 1.0
-    max_aspect: float = 2.1
+    min_aspect: float = 1.1
+    max_aspect: float = 2.3
     min_score: float = 0.6
     max_side: int = 1280
 
@@ -201,22 +217,120 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
     min_area = settings.min_area_frac * h * w
     max_area = settings.max_area_frac * h * w
     found: list[_Found] = []
-    for quad in sorted(_candidate_quads(grads, min_area), key=lambda q: -_area(q)):
+    merged: list[np.ndarray] = []
+    tried: list[np.ndarray] = []
+    for quad in sorted(_candidate_quads(grads, min_area, merged), key=lambda q: -_area(q)):
         if _explained(quad, found):
             continue
+        if not _card_shaped(quad, 0.85 * settings.min_aspect, 3.3 * settings.max_aspect,
+                            1.8, 0.6):
+            continue  # snapping moves sides a little: nothing this far off becomes a card
+        if any(quad_iou(quad, t) > 0.95 for t in tried):
+            continue  # the same outline from another edge map
+        tried.append(quad)
         snapped = _snap(quad, grads)
         if snapped is None:
             continue
-        for cand in _grown(snapped, grads):
+        grow = _acceptable(snapped, settings, min_area, max_area) \
+            or _row_shaped(snapped, settings, min_area, max_area)
+        for cand in (_grown(snapped, grads) if grow else [snapped]):
             single = _acceptable(cand, settings, min_area, max_area)
             if not single and not _row_shaped(cand, settings, min_area, max_area):
                 continue
             cuts = _splits(cand.quad, grads, settings) if cand.area >= 1.6 * min_area else []
             if cuts:  # touching cards - or a tiled pattern, whose tiles are blank
                 found += _cards_of(cuts, grads, settings, min_area, max_area)
-            elif single and _has_face(cand, grads) and not _part_of_grid(cand, grads):
+            elif single and _is_card(cand, grads):
                 found.append(cand)
-    return _choose(found)
+    cards = _choose(found)
+    return cards + _from_corners(merged, cards, grads, settings, min_area, max_area)
+
+
+def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradients,
+                  settings: DetectorSettings, min_area: float, max_area: float) -> list[_Found]:
+    """Cards whose outline ran into other edges (a touching card, printing, texture).
+
+    Such an outline is part of a larger contour that is no quadrilateral; its corners are
+    still corners of that contour. Each corner with two straight arms is completed to a card
+    of the size of the nearest cards already found (or of its arms' lengths, where they end
+    near there) and kept when its sides snap onto edges and it passes the usual checks.
+    """
+    sure = [c for c in cards if c.support >= 0.9]
+    if not merged or len(sure) < 2:
+        return []  # completing a corner needs the size of well-outlined cards around it
+    h, w = grads.blurred.shape
+    covered = np.zeros((h, w), np.uint8)
+    for c in cards:
+        cv2.fillConvexPoly(covered, c.quad.astype(np.int32), 255)
+    sizes = np.array([_sides_of(c.quad) for c in sure], np.float32)
+    centres = np.array([c.quad.mean(axis=0) for c in sure], np.float32)
+    smallest = float(min((c.area for c in cards), default=min_area))
+    out: list[_Found] = []
+    tried: list[np.ndarray] = []
+    boxes: set[tuple[int, int, int, int]] = set()
+    for contour in merged:
+        x, y, bw, bh = cv2.boundingRect(contour)
+        box = (x // 4, y // 4, bw // 4, bh // 4)
+        if box in boxes or bw * bh < 0.9 * smallest:
+            continue
+        boxes.add(box)
+        hull = cv2.convexHull(contour)
+        poly = cv2.approxPolyDP(contour, 2.5, True).reshape(-1, 2).astype(np.float32)
+        if len(poly) < 4:
+            continue
+        prev = np.roll(poly, 1, axis=0) - poly
+        nxt = np.roll(poly, -1, axis=0) - poly
+        lp = np.linalg.norm(prev, axis=1)
+        ln = np.linalg.norm(nxt, axis=1)
+        cos = (prev * nxt).sum(axis=1) / np.maximum(lp * ln, 1e-6)
+        for i in np.flatnonzero((np.minimum(lp, ln) >= 12) & (np.abs(cos) <= 0.45)):
+            v = poly[i]
+            if covered[min(h - 1, max(0, int(v[1]))), min(w - 1, max(0, int(v[0])))]:
+                continue
+            la, lb = float(lp[i]), float(ln[i])
+            ua, ub = prev[i] / la, nxt[i] / lb
+            near = np.argsort(((centres - v) ** 2).sum(axis=1))[:3]
+            short, long = (float(side) for side in sizes[near].mean(axis=0))
+            for sa, sb in ((short, long), (long, short)):
+                if la < 0.4 * sa or lb < 0.4 * sb:
+                    continue
+                # An arm that ends near where a side of that size would is the side itself
+                # (cards nearer a tilted camera look bigger than their neighbours).
+                sa = la if 0.85 * sa <= la <= 1.25 * sa else sa
+                sb = lb if 0.85 * sb <= lb <= 1.25 * sb else sb
+                quad = _clockwise(np.array([v, v + sa * ua, v + sa * ua + sb * ub, v + sb * ub],
+                                           np.float32))
+                centre = quad.mean(axis=0)
+                if covered[min(h - 1, max(0, int(centre[1]))), min(w - 1, max(0, int(centre[0])))]:
+                    continue
+                if cv2.pointPolygonTest(hull, (float(centre[0]), float(centre[1])), False) < 0:
+                    continue
+                area = _area(quad)
+                if any(_intersection(quad, c.quad) > 0.3 * area for c in (*cards, *out)):
+                    continue
+                if any(_intersection(quad, t) > 0.85 * area for t in tried):
+                    continue
+                tried.append(quad)
+                snapped = _snap(quad, grads, CORNER_REACH)  # the size is a neighbour's guess
+                if snapped is not None:
+                    snapped = _snap(snapped.quad, grads)
+                if snapped is None or snapped.support < 0.85 \
+                        or not _acceptable(snapped, settings, min_area, max_area):
+                    continue
+                if _margin(snapped.quad, grads)[0] < 0.95 or not _is_card(snapped, grads):
+                    continue
+                if any(_intersection(snapped.quad, c.quad) > 0.3 * snapped.area
+                       for c in (*cards, *out)):
+                    continue
+                out.append(snapped)
+    return out
+
+
+def _sides_of(quad: np.ndarray) -> tuple[float, float]:
+    """Mean short and long side of a quad."""
+    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
+    a, b = float(sides[0] + sides[2]) / 2, float(sides[1] + sides[3]) / 2
+    return (min(a, b), max(a, b))
 
 
 def _explained(quad: np.ndarray, found: list[_Found]) -> bool:
@@ -267,6 +381,43 @@ def _has_face(cand: _Found, grads: _Gradients) -> bool:
     return bool(edges.mean() >= 0.5 and min(share_x, share_y) < 0.2 * (share_x + share_y))
 
 
+def _is_card(cand: _Found, grads: _Gradients) -> bool:
+    """Printed face, light margin all round, sides that stop at the corners."""
+    if not _has_face(cand, grads):
+        return False
+    even, neutral = _margin(cand.quad, grads)
+    return (even >= MARGIN_EVEN_MIN and neutral >= MARGIN_PAPER_MIN
+            and not _part_of_grid(cand, grads))
+
+
+def _margin(quad: np.ndarray, grads: _Gradients) -> tuple[float, float]:
+    """How card-like the band just inside the outline is: (evenness, paperness).
+
+    Along each side, the lightest grey level a few pixels inwards is taken (a card's paper
+    margin). Evenness is the share of the outline where that is nearly as light as nearby
+    along the same side: uniformly light all round for a card (a glare or shadow changes it
+    only slowly), alternating for a tile cut from a checked cloth or a shape on a patterned
+    table. Paperness is the median of paperness over grey level there: near 1 for neutral
+    paper, low for a coloured sticky note or cloth.
+    """
+    n = 16
+    base, normal = _side_frames(quad, n, 0.1, 0.9)
+    short = float(np.linalg.norm(quad - quad[_NEXT], axis=1).min())
+    depths = np.linspace(1.0, max(2.5, 0.08 * short), 6, dtype=np.float32)
+    pts = base[:, :, None, :] - depths[None, None, :, None] * normal[:, None, None, :]
+    mx = np.ascontiguousarray(pts[..., 0].reshape(4 * n, -1))
+    my = np.ascontiguousarray(pts[..., 1].reshape(4 * n, -1))
+    level = cv2.remap(grads.blurred, mx, my, cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
+    paper = cv2.remap(grads.paper, mx, my, cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
+    neutral = float(np.median(paper / np.maximum(level, 1.0)))
+    level = level.reshape(4, n)
+    padded = np.pad(level, ((0, 0), (2, 2)), mode="edge")
+    local = np.max(np.stack([padded[:, k:k + n] for k in range(5)]), axis=0)
+    return float((level >= 0.7 * local).mean()), neutral
+
+
 def _part_of_grid(cand: _Found, grads: _Gradients) -> bool:
     """Do most of its sides run on past its corners, as the lines of a checked cloth do?
 
@@ -304,37 +455,34 @@ def _row_shaped(cand: _Found, settings: DetectorSettings, min_area: float,
 # ---- 1. candidates from edge contours -------------------------------------------------------------
 
 
-def _candidate_quads(grads: _Gradients, min_area: float) -> list[np.ndarray]:
+def _candidate_quads(grads: _Gradients, min_area: float,
+                     merged: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Quadrilaterals outlined in several edge maps, largest first.
 
     The edges as found keep a card's thin light margin apart from its panel; thickened a
     little they bridge small gaps; the paper mask outlines light margins whatever the table looks
-    like; edges at half size, smoothed, ignore fine patterns (a card back's lattice, wood
-    grain) that break a card's outline into pieces at full size.
+    like. Edges of the paperness image join those of the grey image: they part a light card
+    from a coloured cloth of its grey level. Large contours of the two edge maps that are no
+    quadrilateral go to ``merged`` (see :func:`_from_corners`).
     """
     blurred = grads.blurred
-    edges = cv2.Canny(blurred, 20, 50, L2gradient=True)
-    square = np.ones((3, 3), np.uint8)
     h, w = blurred.shape
-    half = cv2.GaussianBlur(cv2.resize(blurred, (w // 2, h // 2), interpolation=cv2.INTER_AREA),
-                            (0, 0), 1.0)
-    half_edges = cv2.Canny(half, 15, 40, L2gradient=True)
-    maps = ((edges, 1.0),
-            (cv2.dilate(edges, np.ones((2, 2), np.uint8)), 1.0), (cv2.dilate(edges, square), 1.0),
-            (_paper_mask(blurred), 1.0), (half_edges, 2.0), (cv2.dilate(half_edges, square), 2.0),
-            (cv2.Canny(grads.paper, 20, 50, L2gradient=True), 1.0))
+    edges = cv2.bitwise_or(cv2.Canny(blurred, 20, 50, L2gradient=True),
+                           cv2.Canny(grads.paper, 20, 50, L2gradient=True))
+    maps = [edges, cv2.dilate(edges, np.ones((2, 2), np.uint8)), _paper_mask(blurred)]
     quads: list[np.ndarray] = []
     seen: set[tuple[int, int, int]] = set()
-    for edge_map, scale in maps:
+    for map_index, edge_map in enumerate(maps):
         contours, _ = cv2.findContours(edge_map, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             _, _, bw, bh = cv2.boundingRect(contour)
-            if bw * bh * scale * scale < min_area * 0.7 or min(bw, bh) * scale < 10:
+            if bw * bh < min_area * 0.7 or min(bw, bh) < 10:
                 continue
-            quad = _quad_of(contour, min_area * 0.6 / (scale * scale))
+            quad = _quad_of(contour, min_area * 0.6)
             if quad is None:
+                if merged is not None and map_index < 2 and bw * bh >= 1.5 * min_area:
+                    merged.append(contour)
                 continue
-            quad = quad * scale
             if _area(quad) < min_area * 0.6:
                 continue
             centre = quad.mean(axis=0)
@@ -353,9 +501,9 @@ def _paper_mask(blurred: np.ndarray) -> np.ndarray:
     h, w = blurred.shape
     small = cv2.resize(blurred, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
     local_max = cv2.GaussianBlur(cv2.dilate(small, np.ones((15, 15), np.uint8)), (0, 0), 3)
-    local_max = cv2.resize(local_max, (w, h), interpolation=cv2.INTER_LINEAR)
-    return ((blurred.astype(np.float32) >= local_max.astype(np.float32) * 0.93)
-            .astype(np.uint8) * 255)
+    threshold = cv2.resize(cv2.convertScaleAbs(local_max, alpha=0.93), (w, h),
+                           interpolation=cv2.INTER_LINEAR)
+    return cv2.compare(blurred, threshold, cv2.CMP_GE)
 
 
 def _quad_of(contour: np.ndarray, min_area: float = 0.0) -> np.ndarray | None:
@@ -397,14 +545,15 @@ def _side_frames(quad: np.ndarray, n: int, t0: float = 0.12, t1: float = 0.88
     return base.astype(np.float32), normal.astype(np.float32)
 
 
-def _snap(quad: np.ndarray, grads: _Gradients) -> _Found | None:
-    """Refit each side on the strongest nearby edge; None when a side has no clear edge."""
+def _snap(quad: np.ndarray, grads: _Gradients, reach_frac: float = 0.05) -> _Found | None:
+    """Refit each side on the nearest clear edge within ``reach_frac`` of the shortest side
+    (2 to 6 pixels by default); None when a side has no clear edge."""
     sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
     if sides.min() < 8:
         return None
     n = int(min(32, max(10, sides.max() / 4)))
     base, normal = _side_frames(quad, n)
-    reach = float(np.clip(0.05 * sides.min(), 2.0, 6.0))
+    reach = float(np.clip(reach_frac * sides.min(), 2.0, max(6.0, reach_frac * 120)))
     offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
     pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
     across = grads.edge_across(pts.reshape(4 * n, -1, 2),
@@ -467,9 +616,11 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
 
     The neighbourhood is warped so that ``cand`` becomes an upright rectangle; edge and
     brightness profiles across its rows and columns then show straight lines parallel to its
-    sides. Each side moves out to the nearest edge that gets darker going outwards and has a
-    margin as light as the card's paper just inside it (cards have a light border). None when
-    that is just ``cand`` again or when a side finds no such edge.
+    sides. Each side moves out to the nearest edge beyond its own that gets darker going
+    outwards and has a margin about as light as the card's face just inside it (cards have a
+    light border). At least two sides must find one; a side that finds none, or one far off
+    the others, moves out as far as the others do. None when fewer than two sides find an
+    edge or the result is just ``cand`` again.
     """
     quad = cand.quad
     sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
@@ -487,9 +638,10 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     dy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
     rows = slice(int(my + 0.1 * h), int(my + 0.9 * h) + 1)
     cols = slice(int(mx + 0.1 * w), int(mx + 0.9 * w) + 1)
-    # The margin must be lighter than the candidate's own face: paper around a panel.
+    # The margin must be about as light as the candidate's own face: paper around a panel
+    # (a thin margin, blurred, looks a little darker than a light panel).
     face = float(np.percentile(view[rows, cols], 75))
-    light = max(face * 1.03, face + 4.0)
+    light = 0.9 * face
     col_edge = np.median(dx[rows], axis=0)  # + : darker on the left
     col_level = np.median(view[rows], axis=0)
     row_edge = np.median(dy[:, cols], axis=1)
@@ -499,8 +651,17 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     right = _margin_end(-col_edge, col_level, int(round(mx + w)) - 2, +1, band, light)
     top = _margin_end(row_edge, row_level, int(round(my)) + 2, -1, band, light)
     bottom = _margin_end(-row_edge, row_level, int(round(my + h)) - 2, +1, band, light)
-    if left is None or right is None or top is None or bottom is None:
+    found = [None if left is None else mx - left, None if right is None else right - mx - w,
+             None if top is None else my - top, None if bottom is None else bottom - my - h]
+    known = [d for d in found if d is not None]
+    if len(known) < 2:
         return None
+    # A card's margin is as wide on every side: a side that found no edge (a touching card
+    # beside it) or an edge far off the others moves out as far as the others do.
+    typical = float(np.median(known))
+    out = [d if d is not None and abs(d - typical) <= max(2.0, 0.4 * typical) else typical
+           for d in found]
+    left, right, top, bottom = mx - out[0], mx + w + out[1], my - out[2], my + h + out[3]
     box = np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float32)
     if np.abs(box - rect).max() < 1.5:
         return None  # already the outline
@@ -511,8 +672,9 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
 def _margin_end(edge: np.ndarray, level: np.ndarray, start: int, step: int, band: int,
                 light: float) -> float | None:
     """Walking from ``start`` in direction ``step``, the first edge peak (edge > 0: darker
-    further out) with a light band of ``band`` samples on its inner side."""
-    i = start
+    further out) with a light band of ``band`` samples on its inner side. The candidate's own
+    edge (a dark printed frame line, an edge under ``start``) is stepped over first."""
+    i = start + 4 * step  # 2 past the candidate's own side, which is stepped over
     while 1 <= i < len(edge) - 1:
         if edge[i] >= EDGE_MIN and edge[i] >= edge[i - 1] and edge[i] >= edge[i + 1]:
             inner = level[i + 1: i + 2 + band] if step < 0 else level[max(0, i - band - 1): i]
@@ -532,7 +694,7 @@ def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: Detecto
         snapped = [_snap(p, grads) for p in pieces]
         cards = [s for s in snapped if s is not None and _acceptable(s, settings, min_area,
                                                                       max_area)
-                 and _has_face(s, grads) and not _part_of_grid(s, grads)]
+                 and _is_card(s, grads)]
         if len(cards) == len(pieces):
             return cards
     return []
@@ -653,7 +815,8 @@ def _non_overlapping(keep: list[_Found]) -> list[_Found]:
 _NEXT = np.array([1, 2, 3, 0])
 
 
-def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float) -> bool:
+def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float,
+                 max_taper: float = 1.6, max_cos: float = 0.5) -> bool:
     pts = quad.tolist()  # plain floats: this runs for every candidate and split piece
     sides = [math.dist(pts[i], pts[(i + 1) % 4]) for i in range(4)]
     a = (sides[0] + sides[2]) / 2
@@ -663,11 +826,11 @@ def _card_shaped(quad: np.ndarray, min_aspect: float, max_aspect: float) -> bool
     if not min_aspect <= max(a, b) / min(a, b) <= max_aspect:
         return False
     # A card seen at up to ~45 degrees keeps opposite sides within a factor of ~1.6.
-    if max(sides[0], sides[2]) > 1.6 * min(sides[0], sides[2]):
+    if max(sides[0], sides[2]) > max_taper * min(sides[0], sides[2]):
         return False
-    if max(sides[1], sides[3]) > 1.6 * min(sides[1], sides[3]):
+    if max(sides[1], sides[3]) > max_taper * min(sides[1], sides[3]):
         return False
-    return _corner_angles_ok(quad, 0.5)
+    return _corner_angles_ok(quad, max_cos)
 
 
 def _corner_angles_ok(quad: np.ndarray, max_cos: float) -> bool:

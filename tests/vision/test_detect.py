@@ -107,6 +107,30 @@ def test_empty_tables_give_no_cards(seed: int) -> None:
     assert detect_cards(render_scene(seed, empty=True).image) == []
 
 
+@pytest.mark.parametrize("seed", [1000010, 1000012, 1000060])
+def test_sticky_notes_and_checked_cloth_are_no_cards(seed: int) -> None:
+    """Benchmark empty tables where a coloured note or a cell of a checked cloth once passed
+    for a card: neither has a card's light, neutral margin all round."""
+    assert detect_cards(render_scene(seed, empty=True).image) == []
+
+
+@pytest.mark.parametrize(("seed", "index"), [(88, 7), (118, 0), (140, 0), (43, 1)])
+def test_a_card_whose_outline_runs_into_other_edges_is_found(seed: int, index: int) -> None:
+    """Benchmark scenes where a card's outline joins a neighbour's edges or its own printing,
+    so no contour outlines it alone: it is completed from a corner of the larger contour."""
+    scene = render_scene(seed)
+    _, missed = match(scene.cards, [d.quad for d in detect_cards(scene.image)])
+    assert index not in missed
+
+
+def test_a_coloured_note_with_writing_is_not_a_card() -> None:
+    """Card-shaped and printed on, but coloured to its edge: a card has a paper margin."""
+    note = np.full((300, 200, 3), (60, 215, 245), np.uint8)
+    cv2.putText(note, "call Bo", (20, 160), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (40, 40, 40), 4)
+    image = lay_card(plain_table((60, 80, 100)), note, rotated_quad((320, 240), 120, 15.0))
+    assert detect_cards(image) == []
+
+
 def test_grey_and_bgra_frames_are_accepted() -> None:
     quad = rotated_quad((320, 240), 120, 20.0)
     image = lay_card(plain_table((40, 40, 40)), render_card("duck", "towel"), quad)
@@ -136,8 +160,8 @@ def test_reduced_detection_check_on_30_seeded_scenes() -> None:
 
 # Floors for the 30-scene CI check: set just under what the detector measures today, so a
 # regression fails CI. They are below the issue's 99.5% target (see the benchmark).
-RECALL_FLOOR = 0.975  # measured 0.982 (383 cards)
-PRECISION_FLOOR = 0.975  # measured 0.982
+RECALL_FLOOR = 0.98  # measured 0.987 (378 of 383 cards)
+PRECISION_FLOOR = 0.98  # measured 0.990 (4 false of 382 detections)
 
 
 # ---- the pipeline: detector + any classifier -------------------------------------------------
