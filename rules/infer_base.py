@@ -62,6 +62,15 @@ class Inferrer:
     def applied(self, state: State, event: Event) -> None:
         """Called after ``event`` was applied to ``state`` (camera, confirmed or manual)."""
 
+    def stamp(self, state: State, event: Event, table: StabilityTracker) -> Event:
+        """The event a person enters, with the time the camera saw it happen on ``table`` (one
+        of the table moments kept since the last applied event) where that is earlier than the
+        time it came with, and later than the last event applied. By default it is kept as
+        entered; games whose rules compare times (Grey Duck's races) override this, since a
+        person confirming at the scoreboard a few seconds later is a worse clock than the
+        camera."""
+        return event
+
     def conflicts(self, waiting: Event, proposal: Event) -> bool:
         """Whether a sure ``proposal`` contradicts the event already ``waiting`` for a person
         (then it waits too: the table moved on, and what is seen now may hide what was seen
@@ -202,10 +211,20 @@ class TableFollower:
         the follower catches up with what the table did meanwhile (see :meth:`confirm`)."""
         return self._settle_by_hand(Inference(event, True, "entered by hand"), catch_up)
 
+    def dated(self, event: Event) -> Event:
+        """``event`` (about to be settled by hand) with the time the camera first saw it on
+        the table, where the inferrer can tell (see :meth:`Inferrer.stamp`): every table moment
+        kept since the last applied event is asked, since the cards may be covered by now.
+        Whoever records the event elsewhere (a match store) should record it so dated."""
+        for view in (*self._behind, self.tracker):
+            event = self.inferrer.stamp(self.state, event, view)
+        return event
+
     def reject(self) -> None:
         self.pending = None
 
     def _settle_by_hand(self, inference: Inference, catch_up: bool) -> Verdict:
+        inference = Inference(self.dated(inference.event), True, inference.why)
         verdict = self.state.check(inference.event)
         if not verdict.ok:
             return verdict

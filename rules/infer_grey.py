@@ -19,7 +19,8 @@ From that (GREY-D2, W1..W3, T1..T4, G1):
   so that seat is the deal's ``leader``) or the Duckling's passed card;
 - swap_pass / swap_return / lucky_duck: the card(s) shown in the spots named above; a passed
   Drake is held for a person, who says which rank the Duckling asked for;
-- play: the mover's spot shows new cards;
+- play: the mover's spot shows new cards (cards it showed since before the last event are
+  held for a person: laid out of turn and not yet taken back, they answer nothing);
 - grey: a seat's grey pile shows a new grey. Every play and grey carries the timestamp of the
   frame where it *first* appeared (the tracker's first-seen time), and the engine's GREY-G1
   race rules judge from those, so a grey seen before the next player's cards wins even when it
@@ -32,7 +33,9 @@ From that (GREY-D2, W1..W3, T1..T4, G1):
   before the camera could read them).
 
 What the camera cannot see comes by hand: Quacks, a Drake's requested rank
-(``drake_request``, ``cannot_comply``) and a Lame Duck.
+(``drake_request``, ``cannot_comply``) and a Lame Duck. A play or grey a person enters after
+the camera saw its cards is dated when they first showed (:meth:`GreyInferrer.stamp`), so a
+person confirming a few seconds late does not change who won a race.
 
 Pure: stdlib only.
 """
@@ -44,7 +47,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import Event, State
-from .decks import UNKNOWN
 from .grey import DRAKE, DRAKES, RANK_OF, GreyDuckState, card_order
 from .infer_base import Inference, Inferrer
 from .snapshot import seat_zone
@@ -106,6 +108,7 @@ class GreyInferrer(Inferrer):
         self._unclear_since: dict[str, int] = {}  # spots not read clearly since a hand was there
         self._told_ts = -1  # when a person last entered an event: older table moments are history
         self._appeared: dict[str, tuple[Labels, int]] = {}  # per spot: cards shown and since when
+        self._dated: set[tuple[str, int | None, int]] = set()  # entries by hand that stamp() dated
         self.withdrawn: list[int] = []
 
     # -- the protocol ------------------------------------------------------------------------
@@ -132,10 +135,40 @@ class GreyInferrer(Inferrer):
         zone, cards = change
         self._last_change = (zone, self._base.get(zone, ()), zone in self._unseen)
         self._base[zone] = _key(cards)
-        if told and event.ts is None:
-            self._unseen.add(zone)  # no time given: wait until those cards show
+        if told and (event.ts is None or (event.type, event.seat, event.ts) in self._dated):
+            # no time given, or dated back to when the camera first saw the cards (moments
+            # from before they settled are walked again): wait until those cards show
+            self._unseen.add(zone)
         else:
             self._unseen.discard(zone)
+
+    def stamp(self, state: State, event: Event, table: StabilityTracker) -> Event:
+        """A play or grey a person enters is dated when the camera first saw exactly those
+        cards in the seat's spot, if that is earlier (GREY-G1 races are decided on when cards
+        reached the table: a play confirmed late must not lose to a grey laid after it)."""
+        assert isinstance(state, GreyDuckState)
+        change = _spot_change(state, event)
+        if change is None or event.ts is None:
+            return event
+        zone, cards = change
+        seen: int | None = None
+        if table.labels(zone) and _key(table.labels(zone)) == _key(cards):
+            seen = table.settled(zone).first_seen_ts
+        appeared = self._appeared.get(zone)
+        if appeared is not None and _key(appeared[0]) == _key(cards):
+            seen = appeared[1] if seen is None else min(seen, appeared[1])
+        last = _last_ts(state)
+        if seen is None or seen >= event.ts or (last is not None and seen <= last):
+            return event  # not seen, or seen at a time the log cannot have it
+        self._dated.add((event.type, event.seat, seen))
+        return Event(event.type, event.seat, event.data, seen, event.source)
+
+    def recall(self, memory: dict[str, Any]) -> None:
+        """Go back to an earlier memory, keeping which entries by hand :meth:`stamp` dated
+        (it dates an entry just before the follower goes back)."""
+        dated = self._dated
+        super().recall(memory)
+        self._dated = dated
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, GreyDuckState)
@@ -177,13 +210,10 @@ class GreyInferrer(Inferrer):
         return sorted(sights, key=lambda s: (s.ts, s.kind != TRICK or s.seat != state.turn))
 
     def _appeared_ts(self, zone: str, labels: Labels, first_seen: int) -> int:
-        """When these cards appeared. A spot first settled with an unrecognised card and then
-        with that card read keeps the earlier time: the tracker dates the new reading from the
-        reads it still holds, which can be later than the cards' arrival (races need it)."""
-        before = self._appeared.get(zone)
-        if before is not None and len(before[0]) == len(labels) and all(
-                old in (new, UNKNOWN) for old, new in zip(before[0], labels, strict=True)):
-            first_seen = min(first_seen, before[1])
+        """When these cards appeared, as the tracker dates them (it keeps the time of a card
+        first settled as unrecognised and then made out); noted for :meth:`stamp`. Not the time
+        of an unrecognised card seen here earlier: the spot may have emptied in between, in a
+        table moment a follower catching up does not read."""
         self._appeared[zone] = (labels, first_seen)
         return first_seen
 
@@ -258,7 +288,8 @@ class GreyInferrer(Inferrer):
                                             sight.ts, f"{state.players[sight.seat]} laid {card}")
                 if not inference.certain and window is not None:
                     return inference  # it may be the racing grey: a person must look
-                if inference.certain and state.check(inference.event).ok:
+                if inference.certain and state.check(inference.event).ok and not self._seen_after(
+                        state, table, sight):
                     if mover is not None and self._unclear_before(state, table, [trick_zone(mover)], sight):
                         return None  # the next player's cards may have landed first
                     return inference
@@ -266,8 +297,14 @@ class GreyInferrer(Inferrer):
             if sight.seat != mover:
                 ahead.append(sight)
                 continue
+            last = _last_ts(state)
+            doubt = ""
+            if last is not None and sight.ts < last:
+                doubt = (f"{state.players[mover]}'s cards were there before the last event (seen "
+                         f"{last - sight.ts} ms earlier), so they may be cards laid out of turn and "
+                         "not yet taken back")
             inference = self._inference(table, Event("play", mover, {"cards": list(_key(sight.labels))}),
-                                        [sight.zone], sight.ts, f"{state.players[mover]} laid cards")
+                                        [sight.zone], sight.ts, f"{state.players[mover]} laid cards", doubt)
             greys = [grey_zone(s) for s in range(state.num_players) if state.counts[s] > 0]
             if inference.certain and self._unclear_before(state, table, greys, sight):
                 return None  # a grey laid first may still be under a hand
@@ -289,6 +326,21 @@ class GreyInferrer(Inferrer):
                                    f"{state.players[first.seat]} laid cards while it is "
                                    f"{state.players[mover]}'s turn: did {state.players[mover]} quack?")
         return None
+
+    def _seen_after(self, state: GreyDuckState, table: StabilityTracker, sight: _Sight) -> bool:
+        """Whether the grey would overturn the last event, a play a person entered (so dated by
+        the person), although the camera saw that play's cards before the grey (GREY-G1: the
+        grey lost its race and will be taken back)."""
+        closure, last = state.closure, (state.history[-1] if state.history else None)
+        if (closure is None or last is None or last.source == "camera" or closure.action != "play"
+                or closure.window.grey != sight.labels[-1] or last.type != "play"
+                or (last.seat, last.ts) != (closure.seat, closure.ts)):
+            return False
+        zone, cards = trick_zone(closure.seat), _key(closure.cards)
+        seen = [ts for labels, ts in (self._appeared.get(zone, ((), 0)),) if _key(labels) == cards]
+        if table.labels(zone) and _key(table.labels(zone)) == cards:
+            seen.append(table.settled(zone).first_seen_ts)
+        return bool(seen) and min(seen) <= sight.ts
 
     def _unclear_before(self, state: GreyDuckState, table: StabilityTracker, rivals: list[str],
                         sight: _Sight) -> bool:
@@ -312,6 +364,11 @@ class GreyInferrer(Inferrer):
             if zone in self._unseen or table.settled(zone).first_seen_ts <= (entry.ts or -1):
                 return False
         return True
+
+
+def _last_ts(state: GreyDuckState) -> int | None:
+    """The time of the latest applied event that has one."""
+    return next((e.ts for e in reversed(state.history) if e.ts is not None), None)
 
 
 def _quack_wins_trick(state: GreyDuckState, quacker: int) -> bool:

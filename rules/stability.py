@@ -59,6 +59,9 @@ class ZoneChange:
 EMPTY = SettledZone((), 1.0, 0, 0)
 COVERS_KEPT = 64
 """Covered frames remembered per zone, to tell whether a hand made a change."""
+READS_KEPT = 32
+"""Visible reads remembered per zone (beyond the voting window), to date a change by its
+first read even when misreads held the vote back until that read left the window."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class StabilityTracker:
         self.frames = 0
         self._covered_ts: dict[str, int] = {}
         self._covers: dict[str, deque[int]] = {}  # recent frames in which a hand covered the zone
+        self._kept: dict[str, deque[_Read]] = {}  # the last READS_KEPT visible reads of each zone
 
     def update(self, snapshot: TableSnapshot) -> list[ZoneChange]:
         """Take one frame's reads; return the zones whose settled content changed with it."""
@@ -114,6 +118,7 @@ class StabilityTracker:
             reads = self._reads.setdefault(name, deque(maxlen=self.window))
             reads.append(_Read(read.labels, read.confidence, snapshot.ts,
                                tuple(c.confidence for c in read.cards)))
+            self._kept.setdefault(name, deque(maxlen=READS_KEPT)).append(reads[-1])
             change = self._settle(name, reads)
             if change is not None:
                 changes.append(change)
@@ -122,8 +127,8 @@ class StabilityTracker:
     def _vote(self, reads: Iterable[_Read], unclear: bool = False) -> _Vote | None:
         """Vote on the number of cards first, then card by card among reads of that length,
         so one misread card in a spread of seven does not throw the whole read away.
-        A card with no clear majority makes the vote fail, or with ``unclear`` counts as
-        ``UNKNOWN``."""
+        ``needed`` reads must name the count, and each card. A card named by fewer makes the
+        vote fail, or with ``unclear`` counts as ``UNKNOWN``."""
         pool = list(reads)
         if not pool:
             return None
@@ -135,9 +140,9 @@ class StabilityTracker:
         confidence = agreement = 1.0
         for position in range(length):
             label, votes = Counter(r.labels[position] for r in same_length).most_common(1)[0]
-            if votes * 2 <= len(same_length):
+            if votes < self.needed:  # (more than half of the window, so never a tie)
                 if not unclear:
-                    return None  # no clear majority for this card yet
+                    return None  # not yet named by enough reads
                 labels_list.append(UNKNOWN)
                 confidence = agreement = 0.0
                 continue
@@ -167,18 +172,30 @@ class StabilityTracker:
                 self._settled[name] = replace(current, confidence=vote.confidence, agreement=vote.agreement)
             return None
         exact = [r for r in vote.reads if r.labels == vote.labels] or vote.reads
-        first = exact[0].ts
+        first = self._first_read(name, current, vote.labels, exact[0].ts)
         before = [r.ts for r in reads if r.labels == current.labels and r.ts < first]
         last_old = before[-1] if before else current.settled_ts
         handled = any(last_old < ts <= vote.reads[-1].ts for ts in self._covers.get(name, ()))
-        if UNKNOWN in current.labels and len(current.labels) == len(vote.labels) and all(
-                old in (UNKNOWN, new) for old, new in zip(current.labels, vote.labels, strict=True)):
+        if UNKNOWN in current.labels and _fits(current.labels, vote.labels):
             handled = current.handled  # an unclear card made out, not a change
+            first = min(first, current.first_seen_ts)
         settled = SettledZone(vote.labels, vote.confidence, first, vote.reads[-1].ts, vote.agreement,
                               handled)
         self._settled[name] = settled
         return ZoneChange(name, current.labels, vote.labels, settled.first_seen_ts,
                           settled.settled_ts, vote.confidence)
+
+    def _first_read(self, name: str, current: SettledZone, labels: Labels, fallback: int) -> int:
+        """When the new content was first read: the earliest read since the old content was
+        last read that names every card of it (an unclear card may stand for any), but not
+        one that named none (any card could stand behind a read of only unclear cards)."""
+        kept = list(self._kept.get(name, ()))
+        start = max((k + 1 for k, r in enumerate(kept) if r.labels == current.labels), default=0)
+        for r in kept[start:]:
+            if r.ts > current.settled_ts and _fits(r.labels, labels, either=True) and (
+                    not labels or any(label != UNKNOWN for label in r.labels)):
+                return min(r.ts, fallback)
+        return fallback
 
     def settled(self, name: str) -> SettledZone:
         """The zone's agreed content (empty if never settled)."""
@@ -213,6 +230,7 @@ class StabilityTracker:
         twin._settled = dict(self._settled)
         twin._covered_ts = dict(self._covered_ts)
         twin._covers = {name: deque(covers, maxlen=COVERS_KEPT) for name, covers in self._covers.items()}
+        twin._kept = {name: deque(kept, maxlen=READS_KEPT) for name, kept in self._kept.items()}
         twin.last_ts, twin.frames = self.last_ts, self.frames
         return twin
 
@@ -230,3 +248,10 @@ class StabilityTracker:
     def view(self) -> dict[str, SettledZone]:
         """Every zone's settled content (a copy, safe to keep)."""
         return dict(self._settled)
+
+
+def _fits(read: Labels, labels: Labels, either: bool = False) -> bool:
+    """Whether ``read`` names ``labels`` card by card, an unclear card in ``read`` (with
+    ``either``, in both) standing for any."""
+    return len(read) == len(labels) and all(
+        r in (UNKNOWN, label) or (either and label == UNKNOWN) for r, label in zip(read, labels, strict=True))

@@ -103,16 +103,25 @@ def marker_sheet_pdf(marker_mm: float = 50.0, ids: Sequence[int] = MARKER_IDS) -
 
 # ---- finding markers and fitting the homography -----------------------------------------------
 
+EDGE_PAD = 8
+"""White pixels added around the frame before looking for markers: a marker at the very edge
+of the picture (a wide table filling the view) then still has the quiet zone the detector needs."""
+
+
 def find_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
-    """Every marker in view: id -> its four corners in frame pixels (TL, TR, BR, BL)."""
+    """Every marker in view: id -> its four corners in frame pixels (TL, TR, BR, BL), also
+    markers touching the picture's edge (OpenCV skips those within 3 px of it by default)."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    grey = cv2.copyMakeBorder(grey, EDGE_PAD, EDGE_PAD, EDGE_PAD, EDGE_PAD, cv2.BORDER_CONSTANT, value=255)
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.minDistanceToBorder = 0
     detector = cv2.aruco.ArucoDetector(_dictionary(), params)
     corners, ids, _ = detector.detectMarkers(grey)
     if ids is None:
         return {}
-    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners, strict=True)}
+    return {int(i): c.reshape(4, 2).astype(np.float64) - EDGE_PAD
+            for i, c in zip(ids.ravel(), corners, strict=True)}
 
 
 @dataclass(frozen=True)

@@ -285,9 +285,10 @@ class CoverWatch:
 
     - *shape*: a hand comes with an arm, so a changed patch that reaches the frame's edge is a
       hand when its colour (not only its brightness) differs from the table, or when it is only
-      lighter or darker but has a sharp outline or moved since the last frame (glare and soft
-      shadows have soft edges and keep still). A hand grows into what differs from the table
-      only a little but touches it (a pale palm on light wood, whose arm or sleeve was seen).
+      lighter or darker, or only slightly tinted (``tint``: skin on a skin-coloured cloth), but
+      has a sharp outline or moved since the last frame (glare and soft shadows have soft edges
+      and keep still). A hand grows into what differs from the table only a little but touches
+      it (a pale palm on light wood, whose arm or sleeve was seen).
       Any zone a hand touches is covered, even by a fingertip (it spoils a card's read);
     - *colour*: a changed patch inside a zone that no found card explains (a hand whose arm was
       not seen, a card the detector missed) covers the zone when it fills ``fraction`` of it.
@@ -307,9 +308,10 @@ class CoverWatch:
 
     def __init__(self, layout: TableLayout, empty_table: np.ndarray, *, threshold: float = 10.0,
                  light: float = 25.0, fraction: float = 0.08, touch: float = 0.01,
-                 follow: float = 0.05) -> None:
+                 follow: float = 0.05, tint: float = 5.0) -> None:
         self.layout = layout
         self.threshold = threshold  # colour distance (Lab a, b) that counts as changed
+        self.tint = tint  # a smaller colour distance that may outline a hand (see _hands)
         self.light = light  # lightness change that counts as changed (Lab L)
         self.fraction = fraction
         self.touch = touch
@@ -343,7 +345,8 @@ class CoverWatch:
             cv2.fillConvexPoly(cards_u8, np.round(quad * self.SCALE).astype(np.int32), 1)
         cards = cv2.dilate(cards_u8, np.ones((7, 7), np.uint8)).astype(bool)  # edges and shadows
         odd_colour = colour & ~cards
-        changed = ((colour | brightness) & ~cards).astype(np.uint8)
+        tinted = colour | (np.hypot(diff[..., 1], diff[..., 2]) > self.tint)
+        changed = ((tinted | brightness) & ~cards).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         hand = self._hands(changed, odd_colour, moved, diff[..., 0])
         if hand.any():  # grow into what differs only a little but touches a hand: a pale palm

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 
-from ducktable.rules import Event, make_game
+import pytest
+from ducktable.rules import Event, State, make_game
 from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.grey import GreyDuckState
 from ducktable.rules.infer_base import TableFollower
 from ducktable.rules.infer_grey import GreyInferrer, grey_zone, trick_zone
-from ducktable.rules.snapshot import snapshot_of
+from ducktable.rules.snapshot import HIDDEN, TableSnapshot, ZoneRead
 from ducktable.rules.stability import StabilityTracker
 from ducktable.vision import table_video_grey
 
@@ -24,9 +25,10 @@ FRAME_MS = 66
 class Table:
     """A 3-player Grey Duck table seen from above, and a follower watching it."""
 
-    def __init__(self, race_hold_ms: int = 1500, **options: object) -> None:
+    def __init__(self, race_hold_ms: int = 1500, inferrer: type[GreyInferrer] = GreyInferrer,
+                 **options: object) -> None:
         state = make_game("grey", dict(options)).new_state(["Ann", "Ben", "Cat"], observer=True)
-        self.inferrer = GreyInferrer(race_hold_ms=race_hold_ms)
+        self.inferrer = inferrer(race_hold_ms=race_hold_ms)
         self.follower = TableFollower(state, self.inferrer, StabilityTracker(window=5, needed=3))
         self.zones: dict[str, list[str]] = {z(s): [] for s in range(3) for z in (trick_zone, grey_zone)}
         self.ts = 0
@@ -36,17 +38,20 @@ class Table:
         assert isinstance(self.follower.state, GreyDuckState)
         return self.follower.state
 
-    def lay(self, frames: int = 4, hidden: tuple[str, ...] = (), **zones: list[str]) -> list[Event]:
+    def lay(self, frames: int = 4, hidden: tuple[str, ...] = (), unsure: tuple[str, ...] = (),
+            **zones: list[str]) -> list[Event]:
         """Change some spots (``s1_trick=[...]``, ``s2_grey=[...]``) and show the table for
-        ``frames`` frames, with a hand over the zones in ``hidden``; return the events applied."""
+        ``frames`` frames, with a hand over the zones in ``hidden`` and the cards in ``unsure``
+        read with low confidence; return the events applied."""
         for key, labels in zones.items():
             seat, kind = key[1:].split("_")
             self.zones[f"seat{seat}.{kind}"] = labels
         applied = []
         for _ in range(frames):
             self.ts += FRAME_MS
-            view = {name: None if name in hidden else labels for name, labels in self.zones.items()}
-            applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, view)).applied]
+            reads = {name: HIDDEN if name in hidden else ZoneRead.of(labels, 0.3 if name in unsure else 1.0)
+                     for name, labels in self.zones.items()}
+            applied += [i.event for i in self.follower.feed(TableSnapshot(self.ts, reads)).applied]
         return applied
 
     def press(self, etype: str, seat: int) -> bool:
@@ -60,9 +65,9 @@ def brief(events: list[Event]) -> list[tuple[str, int | None, dict]]:
     return [(e.type, e.seat, dict(e.data)) for e in events]
 
 
-def led_five() -> Table:
+def led_five(inferrer: type[GreyInferrer] = GreyInferrer) -> Table:
     """Hand 1: Cat (seat 2) leads a Lone Duck 5; Ann (seat 0) is next."""
-    table = Table()
+    table = Table(inferrer=inferrer)
     table.lay(s2_trick=["yellow-5"])
     assert table.state.turn == 0
     return table
@@ -156,6 +161,81 @@ def test_GREY_G1_late_grey_settling_after_the_play_overturns_it_in_the_engine():
     assert table.state.counts[0] == 13  # Ann's card went back to her hand
 
 
+def test_GREY_G1_play_confirmed_late_by_hand_beats_a_grey_laid_after_it():
+    """Ann's play is read unsurely, so a person confirms it at the scoreboard a second later.
+    Ben's grey 5, laid after Ann's play closed its window, lost the race: the play is dated
+    when the camera first saw it (not when it was confirmed), so the grey never overturns it
+    (oracle replays of 4-player games, seeds 1, 4, 17 at 5% misreads, once did)."""
+    table = led_five()
+    seen = table.ts + FRAME_MS
+    table.lay(3, unsure=("seat0.trick",), s0_trick=["yellow-7"])
+    assert table.follower.pending is not None and table.follower.pending.event.type == "play"
+    table.lay(12, unsure=("seat0.trick",), s1_grey=["grey-5"])
+    verdict = table.follower.confirm(Event("play", 0, {"cards": ["yellow-7"]}, ts=table.ts))
+    assert verdict.ok
+    assert table.lay(4) == []
+    assert brief([i.event for i in table.follower.log[-1:]]) == [("play", 0, {"cards": ["yellow-7"]})]
+    assert table.follower.log[-1].event.ts == seen
+    assert table.state.race_log == [] and table.state.turn == 1
+
+
+class KeepsEnteredTimes(GreyInferrer):
+    """As a follower of a match store does: an event settled by hand keeps the store's time."""
+
+    def stamp(self, state: State, event: Event, table: StabilityTracker) -> Event:
+        return event
+
+
+def test_GREY_G1_grey_laid_after_a_play_entered_late_does_not_overturn_it_by_the_entered_time():
+    """Even when the play keeps the late time a person entered it with, the camera saw its
+    cards before Ben's grey 5: the grey lost its race and is not applied (4-player oracle
+    replays, seeds 1, 2, 15 and 17 at 5% misreads, once overturned the play)."""
+    table = led_five(KeepsEnteredTimes)
+    table.lay(3, unsure=("seat0.trick",), s0_trick=["yellow-7"])
+    table.lay(12, unsure=("seat0.trick",), s1_grey=["grey-5"])
+    assert table.follower.confirm(Event("play", 0, {"cards": ["yellow-7"]}, ts=table.ts)).ok
+    assert table.follower.log[-1].event.ts == table.ts  # the entered time is kept
+    assert table.lay(6) == []
+    assert table.state.race_log == [] and table.state.turn == 1
+
+
+def test_GREY_G1_grey_joining_a_play_confirmed_late_by_hand_is_not_refused_as_older():
+    """Ben's grey 7 joins Ann's Lone Duck 7, which a person confirmed only after the grey was
+    laid: dated by the camera, the play came first and the grey joins it (4-player seeds 8
+    and 13 once applied Cat's play instead, the grey refused as older than Ann's)."""
+    table = led_five()
+    table.lay(3, unsure=("seat0.trick",), s0_trick=["yellow-7"])
+    table.lay(12, unsure=("seat0.trick",), s1_grey=["grey-7"])
+    assert table.follower.confirm(Event("play", 0, {"cards": ["yellow-7"]}, ts=table.ts)).ok
+    assert brief([i.event for i in table.follower.log[-2:]]) == [
+        ("play", 0, {"cards": ["yellow-7"]}), ("grey", 1, {"card": "grey-7"})]
+    race = table.state.race_log[-1]
+    assert (race.seat, race.joined_seat, race.overturned) == (1, 0, None)
+
+
+def test_GREY_T3_cards_laid_out_of_turn_are_no_reply_to_a_play_confirmed_after_them():
+    """Ben lays a card while it is Ann's turn (a Quack is suggested) and takes it back under
+    his hand while Ann plays; a person confirms Ann's play. Ben's card, still read where it
+    lay, was there before Ann's play, so it is not applied as Ben's answer to it."""
+    table = led_five()
+    table.lay(4, s1_trick=["yellow-8"])
+    assert "did Ann quack" in table.pending_why()
+    table.lay(6, hidden=("seat1.trick",), s1_trick=[], s0_trick=["yellow-7"])
+    table.lay(8)
+    assert table.follower.confirm(Event("play", 0, {"cards": ["yellow-7"]}, ts=table.ts)).ok
+    assert table.press("quack", 1) and table.press("quack", 2)
+    table.lay(6)
+    assert brief([i.event for i in table.follower.log[2:]]) == [
+        ("play", 0, {"cards": ["yellow-7"]}), ("quack", 1, {}), ("quack", 2, {})]
+
+
+def test_an_entry_by_hand_keeps_its_time_when_the_camera_never_saw_those_cards():
+    table = led_five()
+    table.lay(3, unsure=("seat0.trick",), s0_trick=["yellow-8"])
+    assert table.follower.confirm(Event("play", 0, {"cards": ["yellow-7"]}, ts=table.ts)).ok
+    assert table.follower.log[-1].event.ts == table.ts
+
+
 def test_GREY_T4_trick_gathered_after_the_last_quack_then_the_winner_leads():
     table = led_five()
     assert table.press("quack", 0) and table.press("quack", 1)
@@ -245,3 +325,19 @@ def test_GREY_oracle_replay_of_20_bot_games_reproduces_scores_with_no_wrong_even
     plays = sum(r.by_type["play"].camera for r in results)
     assert plays >= 0.95 * sum(r.by_type["play"].true for r in results)
     assert sum(r.by_type["grey"].camera for r in results) > 0
+
+
+@pytest.mark.parametrize("players, seed", [
+    (3, 10),  # a grey laid after a play confirmed late overturned it (GREY-G1)
+    (3, 26),
+    (4, 2),
+    (4, 8),  # the grey joining a play confirmed late was refused as older than it
+    (4, 15),  # a grey pile that emptied passed its earlier time on to the next grey
+    (4, 37),
+])
+def test_GREY_oracle_replays_that_once_applied_a_wrong_event_now_apply_none(players, seed):
+    """Bot games (5% misread cards) where an earlier version applied an event the true log
+    does not contain; the person confirms what the camera holds at the scoreboard, late."""
+    result = table_video_grey.oracle_replay(seed, players=players, misread=0.05)
+    assert result.wrong_applied == 0, result.first_problem
+    assert result.exact_scores

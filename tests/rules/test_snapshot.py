@@ -190,3 +190,32 @@ def test_making_out_an_unclear_card_is_not_a_change_of_its_own():
     tracker.update(snapshot_of(233, {"z": ["red-1", "red-2", "red-3"]}))
     tracker.update(snapshot_of(300, {"z": ["red-1", "red-2", "red-3"]}))
     assert tracker.labels("z") == ("red-1", "red-2", "red-3") and tracker.settled("z").handled
+
+
+def test_each_card_needs_the_needed_number_of_agreeing_reads():
+    """Two reads of five naming a card are not enough when three are needed: the count of
+    cards is clear, so the card settles as unclear until a third read names it."""
+    tracker = StabilityTracker(window=5, needed=3)
+    for ts, label in ((100, "red-1"), (166, "red-1"), (233, "blue-4")):
+        tracker.update(snapshot_of(ts, {"z": [label]}))
+    assert tracker.labels("z") == (UNKNOWN,)
+    tracker.update(snapshot_of(300, {"z": ["red-1"]}))
+    assert tracker.labels("z") == ("red-1",) and tracker.settled("z").first_seen_ts == 100
+
+
+def test_a_change_held_back_by_misreads_is_dated_by_its_first_read():
+    """Grey races (GREY-G1) are decided on when a card first appeared: misreads that delay
+    the vote until the first read of the new card has left the window must not make the
+    card look laid later."""
+    tracker = StabilityTracker(window=5, needed=3, initial={"z": ["red-9"]})
+    reads = ["red-1", "blue-1", "green-1", "red-1", "yellow-1", "red-1", "red-1"]
+    for k, label in enumerate(reads):
+        tracker.update(snapshot_of(100 + 66 * k, {"z": [label]}))
+    assert tracker.labels("z") == ("red-1",) and tracker.settled("z").first_seen_ts == 100
+
+
+def test_a_read_of_only_unclear_cards_does_not_date_a_change():
+    tracker = StabilityTracker(window=5, needed=3, initial={"z": ["red-9"]})
+    for k, label in enumerate([UNKNOWN, "red-1", "red-1", "red-1"]):
+        tracker.update(snapshot_of(100 + 66 * k, {"z": [label]}))
+    assert tracker.labels("z") == ("red-1",) and tracker.settled("z").first_seen_ts == 166

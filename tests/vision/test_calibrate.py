@@ -113,3 +113,23 @@ def test_printable_sheet_holds_readable_markers_and_a_valid_pdf():
     assert b"/MediaBox [0 0 595.28 841.89]" in pdf
     with pytest.raises(CalibrationError, match="20 to 90 mm"):
         marker_sheet_png(5.0)
+
+
+@pytest.mark.parametrize("gap", [0, 1, 2])
+def test_markers_at_the_very_edge_of_the_picture_are_found(gap):
+    """A wide table fills the view and its corner markers touch the picture's edge (``gap``
+    pixels from it): they are still found, with their corners where they lie."""
+    image = np.full((720, 1280, 3), (70, 110, 150), np.uint8)
+    side = 90
+    spots = {1: (gap, 300), 2: (1280 - side - gap, gap), 3: (600, 720 - side - gap)}
+    for marker_id, (x, y) in spots.items():
+        image[max(0, y - 15):y + side + 15, max(0, x - 15):x + side + 15] = 255  # the paper
+        marker = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
+                                               marker_id, side)
+        image[y:y + side, x:x + side] = marker[..., None]
+    noisy = np.clip(image + np.random.default_rng(gap).normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    found = find_markers(noisy)
+    assert sorted(found) == [1, 2, 3]
+    for marker_id, (x, y) in spots.items():
+        truth = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float64)
+        assert np.abs(found[marker_id] - truth).max() < 1.5

@@ -116,3 +116,30 @@ def test_cover_watch_sees_a_hand_the_colour_of_the_table_by_its_sharp_outline():
     shone = np.clip(empty + (70 / glare.max()) * glare[..., None], 0, 255).astype(np.uint8)
     watch.covered(shone, [])  # appearing at once, it may pass for a hand for one frame
     assert watch.covered(shone, []) == set()
+
+
+
+def test_cover_watch_sees_a_hand_the_colour_and_lightness_of_the_table():
+    """A rendered hand whose skin matches the cloth in colour and lightness differs only by
+    a slight tint and its shaded outline (on rendered games, such hands left a tenth of the
+    scripted covers unseen); a soft, still tint of the same strength (warm light) is no hand."""
+    from ducktable.vision.table_video import draw_hand
+
+    layout = identity_layout()
+    skin = (110, 145, 200)
+    empty = table_of(skin)
+    for zone in ("seat1.reveal", "seat0.discard", "middle.draw"):
+        frame = empty.copy()
+        draw_hand(frame, layout.zone(zone).centre, np.random.default_rng(11))
+        assert zone in CoverWatch(layout, empty).covered(frame, [])
+    lab = cv2.cvtColor(np.array([[skin]], np.uint8), cv2.COLOR_BGR2LAB).astype(np.int32)
+    lab[0, 0, 1:] += (6, -6)
+    warm_colour = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)[0, 0].astype(np.float32)
+    spot = np.zeros((720, 1280), np.float32)
+    spot[700, 640] = 1.0
+    light = cv2.GaussianBlur(spot, (0, 0), 80)
+    warm = (light / light.max())[..., None]
+    shone = np.clip(empty * (1 - warm) + warm_colour * warm, 0, 255).astype(np.uint8)
+    watch = CoverWatch(layout, empty)
+    watch.covered(shone, [])
+    assert watch.covered(shone, []) == set()

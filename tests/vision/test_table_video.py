@@ -43,9 +43,9 @@ def test_DUCK_F1_oracle_replay_reproduces_events_and_scores_exactly():
     (4, 73, 0.05),  # a play onto the card below the top taken for a take from that pile
     (4, 76, 0.05),  # three shown cards never agreed on, then read as a single-card play
     (3, 88, 0.05),  # a pending draw dropped when its evidence went, the table moved on
+    (3, 18, 0.05),  # plays held until the pile was read after a person's entry: the camera fell
+    (4, 53, 0.05),  # behind for good and caught up from stale table moments (draw, then a set)
 ])
-# Not yet fixed (issue 5, open): at 5% misreads, seeds (3 players, 18) and (4 players, 53)
-# still apply one wrong event each; they join this list once the follower handles them.
 def test_oracle_replays_that_once_applied_a_wrong_event_now_apply_none(players, seed, misread):
     """Games where an earlier version applied an event the true log does not contain: an
     unsure read must become an event waiting for a person, never a wrong one."""
