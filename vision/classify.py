@@ -33,6 +33,8 @@ MODEL_FILE = "card_classifier.onnx"
 PROTOTYPES_FILE = "prototypes.npz"
 DECK_FILE = "deck.json"
 REBUILD_HINT = "run `make model` to retrain it, or restore the file from the repository"
+BEST_VIEW_SHARE = 1 / 16
+"""An enrolled label scores a crop by the mean similarity of this share of its best views."""
 
 
 # ---- errors ----------------------------------------------------------------------------------
@@ -115,7 +117,7 @@ class Manifest:
 
 @dataclass(frozen=True)
 class Prototypes:
-    """Enrolled reference embeddings: one row per enrolled photo, with its label."""
+    """Enrolled reference embeddings: one row per view of an enrolled photo, with its label."""
 
     labels: tuple[str, ...]
     vectors: np.ndarray  # (n, dim) float32, unit rows
@@ -193,6 +195,7 @@ class CardClassifier:
         enrolled = {lab.split("/", 1)[0] for lab in self.prototypes.labels if "/" in lab}
         self._not_replaced = np.array(
             [lab.split("/", 1)[0] not in enrolled for lab in manifest.labels], bool)
+        self._enrolled = _ViewGroups(self.prototypes.labels)
 
     # construction
     @classmethod
@@ -273,7 +276,7 @@ class CardClassifier:
         """Candidate labels, each crop's similarity to them, and each one's threshold.
 
         The model's classes come first (minus those of enrolled games), then one candidate per
-        enrolled label (its best-matching photo).
+        enrolled label, scored by its best-matching enrolled views (:class:`_ViewGroups`).
         """
         m = self.manifest
         keep = self._allowed(self._labels, games) & self._not_replaced
@@ -281,15 +284,12 @@ class CardClassifier:
         sims = [scores[:, keep]]
         thresholds = [np.full(int(keep.sum()), m.class_threshold, np.float32)]
         if len(self.prototypes):
-            plabels = np.array(self.prototypes.labels)
-            pok = self._allowed(plabels, games)
-            names = sorted(set(plabels[pok]))
-            if names:
-                psims = emb @ self.prototypes.vectors.T
-                sims.append(np.stack([psims[:, plabels == name].max(axis=1) for name in names],
-                                     axis=1))
-                labels += names
-                thresholds.append(np.full(len(names), m.prototype_threshold, np.float32))
+            names = self._enrolled.names
+            pok = self._allowed(names, games)
+            if pok.any():
+                sims.append(self._enrolled.scores(emb @ self.prototypes.vectors.T)[:, pok])
+                labels += list(names[pok])
+                thresholds.append(np.full(int(pok.sum()), m.prototype_threshold, np.float32))
         return np.array(labels), np.hstack(sims), np.concatenate(thresholds)
 
     @staticmethod
@@ -299,6 +299,39 @@ class CardClassifier:
         wanted = set(games)
         return np.array([lab in (BACK, UNKNOWN) or lab.split("/", 1)[0] in wanted
                          for lab in labels], bool)
+
+
+class _ViewGroups:
+    """Scores a crop against each enrolled label from that label's stored views.
+
+    A label's score is the mean similarity of its best :data:`BEST_VIEW_SHARE` of views (at
+    least one): more forgiving than the single best view when a deck's cards differ only in a
+    small index, and still a "nearest photo" rule for decks with one vector per photo.
+    """
+
+    def __init__(self, labels: Sequence[str]) -> None:
+        names, inverse = np.unique(np.array(labels, dtype=str), return_inverse=True)
+        self.names = names
+        counts = np.bincount(inverse, minlength=len(names)) if len(labels) else np.zeros(0, int)
+        self.take = np.maximum(1, np.round(counts * BEST_VIEW_SHARE)).astype(int)
+        width = int(counts.max()) if len(counts) else 0
+        # view indices per label, padded with len(labels) (a column of -inf is appended)
+        self.index = np.full((len(names), width), len(labels), np.int64)
+        order = np.argsort(inverse, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(counts) else counts
+        for k, (start, count) in enumerate(zip(starts, counts, strict=True)):
+            self.index[k, :count] = order[start:start + count]
+
+    def scores(self, sims: np.ndarray) -> np.ndarray:
+        """(n, views) similarities -> (n, labels) scores."""
+        padded = np.concatenate([sims, np.full((len(sims), 1), -np.inf, sims.dtype)], axis=1)
+        grouped = padded[:, self.index]  # (n, labels, width)
+        most = int(self.take.max())
+        best = -np.sort(-np.partition(grouped, grouped.shape[2] - most, axis=2)[:, :, -most:],
+                        axis=2)
+        sums = np.cumsum(best, axis=2)
+        rows = np.arange(len(self.names))
+        return (sums[:, rows, self.take - 1] / self.take).astype(np.float32)
 
 
 # ---- files -----------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import numpy as np
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.vision import augment, render
 from ducktable.vision.classify import (
+    BEST_VIEW_SHARE,
     CardClassifier,
     Prototypes,
     default_model_path,
@@ -41,6 +42,7 @@ from ducktable.vision.classify import (
     preprocess,
 )
 from ducktable.vision.enroll import (
+    VIEWS_PER_PHOTO,
     CardFinder,
     detector_finder,
     enroll_crops,
@@ -398,6 +400,13 @@ def write_card(model_path: Path, fig: Figures, card_path: Path, png_name: str) -
         ("model file fp32 / int8",
          f"{v['model_file_mb']:.2f} MB / {v.get('model_file_mb_int8', '?')} MB"),
     ]
+    printings = (
+        f" and, for {100 * t.get('printing_share', 0):.0f}% of the crops, of\n"
+        f"{t['invented_printings']} invented printings of the same cards (`render_variant`: "
+        f"index fonts drawn\nfrom the sans-serif and script Hershey faces, upright or slanted; "
+        f"other stroke weights,\ninks, paper, panel shades, margins and index corner; never "
+        f"the serif COMPLEX/TRIPLEX faces\nthe alternate edition prints with, nor its art) are"
+        if t.get("invented_printings") else " are")
     table = "\n".join(["| figure | value |", "|---|---|"]
                       + [f"| {a} | {b} |" for a, b in rows])
     text = f"""# Card classifier — model card
@@ -415,13 +424,16 @@ similarities to {len(m['labels'])} class prototypes: every card face of DUCK, Du
 Grey Duck, Sitting Ducks and Ducky Ducky (game-qualified, e.g. `duck/yellow-5`), `back` and
 `unknown`. A crop is `unknown` when `unknown` (or one of its decoys, below) is the closest
 class, or when nothing clears its threshold ({m['thresholds']['class']} for the model's classes,
-{m['thresholds']['prototype']} for enrolled prototypes). Enrolled decks add prototypes and
-replace the model's own classes of their game (see `ducktable.vision.enroll`).
+{m['thresholds']['prototype']} for enrolled cards). Enrolled decks add prototypes and
+replace the model's own classes of their game (see `ducktable.vision.enroll`): each enrolment
+photo is stored with {VIEWS_PER_PHOTO - 1} re-photographed views of it (the training
+augmentation: crop residue, 180° turn, fingers, lost detail, light, blur, noise), and an enrolled
+card scores a crop by the mean similarity of its best {BEST_VIEW_SHARE:.1%} of views (at least one).
 
 ## Data and training
 
-Only synthetic images. Reference-edition renders (`ducktable.vision.render`) are cut out as a
-detector would (corner jitter up to 3.5% of the size, misalignment, table showing at an edge,
+Only synthetic images: renders (`ducktable.vision.render`) of the reference edition{printings}
+cut out as a detector would (corner jitter up to 3.5% of the size, misalignment, table showing at an edge,
 the crop locked onto a frame printed inside the card),
 turned 180° half the time, sometimes covered by a fingertip or reduced in resolution, then lit
 (brightness, contrast, gamma, gradients, glare, colour casts), blurred (Gaussian or motion), given
@@ -461,8 +473,10 @@ Trained and measured on drawings, not on photos of the printed games: a real dec
 enrolled (the alternate edition above stands in for such a printing). Crops must be upright
 or upside down (the detector's output); sideways crops are not handled. Decks whose cards
 differ only by digits in a font the network never saw (DUCK's alternate printing, italic serif
-numerals) enrol worst: most of their errors are 0/8, 1-5 and 6/9 mix-ups. More photos per card,
-or training with more varied numerals, would help. A retrained model changes the embedding, so
+numerals) enrol worst: most of their errors are 0/8, 1-5 and 6/9 mix-ups; more photos per card
+help. Because the network learns our cards in many typefaces, another deck with the same
+numerals (the standard 52-card deck) is a little more often taken for one of ours when nothing
+is enrolled. A retrained model changes the embedding, so
 enrolled decks must be enrolled again (the classifier refuses stale ones).
 """
     card_path.write_text(text, encoding="utf-8")

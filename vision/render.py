@@ -131,6 +131,62 @@ def render_card(
     return canvas.result()
 
 
+# ---- invented printings for training (domain randomisation) ----------------------------------
+TRAINING_INDEX_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_DUPLEX | cv2.FONT_ITALIC, cv2.FONT_HERSHEY_PLAIN | cv2.FONT_ITALIC,
+)
+"""Index fonts of the invented printings. The serif Hershey fonts (COMPLEX, TRIPLEX, in any
+slant) are left out: the alternate edition prints with them, and it must stay unseen."""
+TRAINING_TITLE_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX,
+                        cv2.FONT_HERSHEY_PLAIN)
+
+
+def render_variant(game: str, label: str, variant: int, *, width: int = 200,
+                   height: int = 300) -> np.ndarray:
+    """``label`` as printed by invented printing number ``variant`` (training only).
+
+    A printing keeps the reference art and layout but picks its own index font (from
+    :data:`TRAINING_INDEX_FONTS`), stroke weight, paper, ink, margin, index corner, and shifts
+    every shade a little, so the classifier learns what a card says rather than one printer's
+    typeface. Deterministic in ``variant``; it never draws the alternate edition's fonts or art.
+    """
+    if game not in DRAWABLE_DECKS:
+        raise KeyError(f"cannot draw cards of {game!r}; known decks: {list(DRAWABLE_DECKS)}")
+    if label not in card_labels(game):
+        raise KeyError(f"{label!r} is not a card face of {game!r}; see card_labels({game!r})")
+    style, palette, panel = _variant_look(game, variant)
+    attrs = dict(decks.deck(game).card(label).attrs)
+    canvas = _Canvas(width, height, "reference", style, palette)
+    canvas.fill_card(panel)
+    _DRAWERS[game](canvas, label, attrs)
+    return canvas.result()
+
+
+def _variant_look(game: str, variant: int) -> tuple[Style, dict[str, BGR], BGR]:
+    rng = np.random.default_rng([4099, variant])
+    base = STYLES["reference"]
+
+    def shade(c: BGR, spread: float) -> BGR:
+        d = rng.uniform(-spread, spread, 3)
+        return tuple(int(np.clip(v + dv, 0, 255)) for v, dv in zip(c, d, strict=True))  # type: ignore[return-value]
+
+    style = Style(
+        paper=shade((240, 240, 240), 18), ink=shade((40, 40, 40), 35),
+        index_font=int(rng.choice(TRAINING_INDEX_FONTS)),
+        title_font=int(rng.choice(TRAINING_TITLE_FONTS)),
+        index_thickness=float(rng.uniform(1.8, 4.0)), art=base.art,
+        index_at_right=bool(rng.random() < 0.5), frame=float(rng.uniform(5.0, 14.0)),
+        back_pattern=base.back_pattern)
+    palette = {name: shade(c, 30) for name, c in _PALETTES["reference"].items()}
+    game_rng = np.random.default_rng([4099, variant, zlib.crc32(game.encode())])
+    ref_panel = _GAME_LOOK["reference"][game][0]
+    panel: BGR = tuple(int(np.clip(v + d, 0, 255))  # type: ignore[assignment]
+                       for v, d in zip(ref_panel, game_rng.uniform(-30, 30, 3), strict=True))
+    return style, palette, panel
+
+
 def render_back(
     game: str, *, edition: str = "reference", width: int = 200, height: int = 300
 ) -> np.ndarray:
@@ -162,12 +218,13 @@ def render_back(
 class _Canvas:
     """A supersampled drawing surface addressed in 200 x 300 design units."""
 
-    def __init__(self, width: int, height: int, edition: str, style: Style) -> None:
+    def __init__(self, width: int, height: int, edition: str, style: Style,
+                 palette: dict[str, BGR] | None = None) -> None:
         if width < 16 or height < 16:
             raise ValueError(f"card size {width}x{height} is too small; use at least 16x16")
         self.width, self.height = width, height
         self.edition, self.style = edition, style
-        self.palette = _PALETTES[edition]
+        self.palette = palette if palette is not None else _PALETTES[edition]
         self.sx = width * _SUPERSAMPLE / _BASE_W
         self.sy = height * _SUPERSAMPLE / _BASE_H
         self.img = np.zeros((height * _SUPERSAMPLE, width * _SUPERSAMPLE, 3), np.uint8)

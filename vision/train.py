@@ -2,9 +2,13 @@
 
 Why it is built this way:
 
-* **Only synthetic data.** Every training crop is a reference-edition render pushed through
+* **Only synthetic data.** Every training crop is a render pushed through
   :mod:`ducktable.vision.augment` (crop residue, 180° turns, light, blur, noise, JPEG), drawn
-  fresh each step from one seed, so nothing is cached in the repository.
+  fresh each step from one seed, so nothing is cached in the repository. Half of our faces come
+  from the reference edition, half from invented printings (``render.render_variant``: other
+  index fonts, stroke weights, inks, paper, margins, index corner) so the embedding learns what
+  a card says rather than one typeface — what makes an unseen printing enrol well. Neither the
+  alternate edition nor its serif fonts are ever drawn.
 * **An embedding, not only a classifier.** The head is a cosine classifier (CosFace margin), so
   each class weight is a prototype in the same space as the embedding. Besides our ~140 classes
   the network learns several hundred *invented* cards (``augment.foreign_card``), which makes the
@@ -42,7 +46,10 @@ BASE_W, BASE_H = 120, 180  # render size the crops are cut from
 
 TRAIN_FAMILIES = range(0, 96)  # invented decks learned as extra identities
 MEMBERS = 12
+PRINTINGS = range(0, 24)  # invented printings of our own cards (render.render_variant)
 CALIBRATION_FAMILIES = range(1000, 1040)  # held out: used only to set the thresholds
+CALIBRATION_VIEWS = 10  # reference crops per class for the class threshold (0.3% = 4 crops)
+CALIBRATION_QUERIES = 3  # crops per invented card for the prototype threshold (1440 in all)
 
 
 def class_labels() -> list[str]:
@@ -56,6 +63,12 @@ def face_image(label: str, edition: str = "reference", *, width: int = BASE_W,
     """The render of a game-qualified label (``back`` is drawn by :func:`back_images`)."""
     game, face = label.split("/", 1)
     return render.render_card(game, face, edition=edition, width=width, height=height)
+
+
+def variant_image(label: str, printing: int) -> np.ndarray:
+    """A game-qualified label as invented printing ``printing`` draws it (training only)."""
+    game, face = label.split("/", 1)
+    return render.render_variant(game, face, printing, width=BASE_W, height=BASE_H)
 
 
 def back_images(edition: str = "reference") -> list[np.ndarray]:
@@ -76,10 +89,14 @@ class TrainingData:
     members: int = MEMBERS
     unknown_share: float = 0.08
     foreign_share: float = 0.40
+    printings: Sequence[int] = PRINTINGS
+    printing_share: float = 0.5  # of our faces, drawn from an invented printing
 
     def __post_init__(self) -> None:
         self.labels = class_labels()
         self.faces = [face_image(lab) for lab in self.labels if "/" in lab]
+        self.variants = [[variant_image(lab, v) for v in self.printings]
+                         for lab in self.labels if "/" in lab]
         self.backs = back_images()
         self.foreign = [augment.foreign_card(f, m, width=BASE_W, height=BASE_H)
                         for f in self.families for m in range(self.members)]
@@ -100,7 +117,10 @@ class TrainingData:
         if k == len(self.faces):
             back = self.backs[int(rng.integers(len(self.backs)))]
             return augment.augment_card(back, rng, size=size), self.back_index
-        return augment.augment_card(self.faces[k], rng, size=size), k
+        face = self.faces[k]
+        if self.printings and rng.random() < self.printing_share:
+            face = self.variants[k][int(rng.integers(len(self.printings)))]
+        return augment.augment_card(face, rng, size=size), k
 
     def batches(self, batch_size: int, worker: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         rng = np.random.default_rng([self.seed, worker])
@@ -295,16 +315,17 @@ def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
       cards from decks not enrolled stay ``unknown``, measured by enrolling half of the held-out
       invented decks from two views per card and querying all of them.
     """
-    from ducktable.vision.classify import CardClassifier, Prototypes
-    from ducktable.vision.enroll import prototype_from_crops
+    from ducktable.vision.classify import CardClassifier
+    from ducktable.vision.enroll import deck_prototypes
 
     clf = CardClassifier.load(model_path)
     rng = np.random.default_rng(seed)
     labels = list(clf.manifest.labels)
     faces = [face_image(lab) for lab in labels if "/" in lab]
     size = (INPUT_W * 3 // 2, INPUT_H * 3 // 2)
-    ref_crops = [augment.augment_card(f, rng, size=size) for f in faces for _ in range(5)]
-    ref_truth = [labels[k] for k in range(len(faces)) for _ in range(5)]
+    ref_crops = [augment.augment_card(f, rng, size=size) for f in faces
+                 for _ in range(CALIBRATION_VIEWS)]
+    ref_truth = [labels[k] for k in range(len(faces)) for _ in range(CALIBRATION_VIEWS)]
     foreign = [augment.foreign_card(f, m, width=BASE_W, height=BASE_H)
                for f in CALIBRATION_FAMILIES for m in range(MEMBERS)]
     grid = np.round(np.arange(0.2, 0.95, 0.01), 2)
@@ -324,18 +345,14 @@ def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
         class_t = float(t)
 
     enrolled = [i for i in range(len(CALIBRATION_FAMILIES)) if i % 2 == 0]
-    names, vectors = [], []
-    for i in enrolled:
-        for m in range(MEMBERS):
-            card = foreign[i * MEMBERS + m]
-            for _ in range(2):
-                shot = augment.augment_card(card, rng, size=size, strength=0.6)
-                vectors.append(prototype_from_crops(clf, [shot], rng))
-                names.append(f"cal{i}/m{m}")
-    protos = Prototypes(tuple(names), np.stack(vectors))
-    queries = [augment.augment_card(c, rng, size=size) for c in foreign]
+    shots = {f"cal{i}/m{m}": [augment.augment_card(foreign[i * MEMBERS + m], rng, size=size,
+                                                   strength=0.6) for _ in range(2)]
+             for i in enrolled for m in range(MEMBERS)}
+    protos = deck_prototypes(clf, shots, rng)
+    queries = [augment.augment_card(c, rng, size=size) for c in foreign
+               for _ in range(CALIBRATION_QUERIES)]
     truth = [f"cal{k // MEMBERS}/m{k % MEMBERS}" if (k // MEMBERS) in enrolled else UNKNOWN
-             for k in range(len(foreign))]
+             for k in range(len(foreign)) for _ in range(CALIBRATION_QUERIES)]
     best_t, best_score = 0.5, -1.0
     for t in grid:
         trial = with_thresholds(clf, class_t, t).with_prototypes(protos)
@@ -405,6 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "samples": config.steps * config.batch, "seconds": round(train_seconds, 1),
         "threads": config.threads, "loss": f"CosFace s={config.scale} m={config.margin}",
         "classes": len(labels), "invented_identities": data.n_classes - len(labels),
+        "invented_printings": len(data.printings), "printing_share": data.printing_share,
         "torch": torch.__version__,
     }
     write_manifest(model_path, labels, thresholds, config.scale, training)

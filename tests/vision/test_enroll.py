@@ -10,6 +10,7 @@ import pytest
 from ducktable.vision import augment, render
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.enroll import (
+    VIEWS_PER_PHOTO,
     EnrolmentError,
     detector_finder,
     enroll_folder,
@@ -55,6 +56,10 @@ def test_a_deck_never_heard_of_is_enrolled_from_two_photos_per_card(
     assert report.deck == "mydeck" and report.problems == []
     assert report.photos_per_label == {label: 2 for label in NEW_DECK}
     assert (store / "mydeck" / "prototypes.npz").is_file()
+    stored = np.load(store / "mydeck" / "prototypes.npz")
+    # every photo is kept with its re-photographed views, each a unit vector
+    assert len(stored["labels"]) == len(NEW_DECK) * 2 * VIEWS_PER_PHOTO
+    assert np.allclose(np.linalg.norm(stored["vectors"], axis=1), 1, atol=1e-3)
 
     enrolled = CardClassifier.load(prototypes_dir=store)
     rng = np.random.default_rng(7)

@@ -12,16 +12,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ducktable.vision import evaluate
+from ducktable.vision import evaluate, render
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.enroll import detector_finder
 
 SEED = 31337  # not a seed the model card's benchmark uses
-# Shipped model at this seed: reference 100% (281 crops), unknown deck rejected 99.0%,
-# alternate grey 98.1% and ducky 97.0% after enrolment. Bounds allow two or three misses more.
+# Shipped model at this seed: reference 100% (281 crops), unknown deck rejected 98.1%, alternate
+# edition after enrolment duck 97.4% (114 crops), grey 100% (54), ducky 93.9% (33): 97.5% of 201.
+# Bounds allow two or three misses more (five for the enrolment, pooled over the three games).
 REFERENCE_MIN = 0.99
 REJECTION_MIN = 0.95
-ENROLLED_MIN = 0.93
+ENROLLED_MIN = 0.95
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +44,17 @@ def test_a_deck_neither_trained_nor_enrolled_is_rejected(classifier: CardClassif
     assert np.mean([lab == "unknown" for lab in labels]) >= REJECTION_MIN
 
 
-@pytest.mark.parametrize("game", ["grey", "ducky"])
-def test_an_unseen_printing_is_read_after_two_photos_per_card(
-        classifier: CardClassifier, game: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        run = evaluate.enrol_alternate(classifier, game, shots=2, per_class=3, seed=SEED,
-                                       find=detector_finder(), store=Path(tmp))
-    assert run.accuracy_in_game >= ENROLLED_MIN
-    assert run.before_wrong <= 0.02  # before enrolment it says unknown rather than guess
+def test_an_unseen_printing_is_read_after_two_photos_per_card(classifier: CardClassifier
+                                                             ) -> None:
+    """Issue 7: the alternate edition (never trained on) after enrolling two photos per card;
+    DUCK is in, whose italic serif numerals were the hardest to enrol."""
+    right = total = 0
+    for game in ("duck", "grey", "ducky"):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = evaluate.enrol_alternate(classifier, game, shots=2, per_class=3, seed=SEED,
+                                           find=detector_finder(), store=Path(tmp))
+        n = 3 * len(render.card_labels(game))
+        right += round(run.accuracy_in_game * n)
+        total += n
+        assert run.before_wrong <= 0.02  # before enrolment it says unknown rather than guess
+    assert right / total >= ENROLLED_MIN

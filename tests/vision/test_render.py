@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+import cv2
 import numpy as np
 import pytest
 from ducktable.rules import decks
@@ -103,3 +104,24 @@ def test_unknown_game_label_or_edition_gets_a_clear_message() -> None:
         render.render_card("poker", "A-spades")
     with pytest.raises(KeyError, match="reference"):
         render.render_card("duck", "yellow-3", edition="gold")
+
+
+def test_invented_printings_vary_the_look_but_never_use_the_alternate_editions_fonts() -> None:
+    """Training-only printings (domain randomisation) keep the alternate edition unseen."""
+    alternate = render.STYLES["alternate"]
+    serif = {cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX, alternate.title_font,
+             alternate.index_font & ~cv2.FONT_ITALIC}
+    for font in (*render.TRAINING_INDEX_FONTS, *render.TRAINING_TITLE_FONTS):
+        assert font & ~cv2.FONT_ITALIC not in serif
+    a = render.render_variant("duck", "yellow-5", 3, width=80, height=120)
+    assert np.array_equal(a, render.render_variant("duck", "yellow-5", 3, width=80, height=120))
+    others = [render.render_variant("duck", "yellow-5", v, width=80, height=120).astype(int)
+              for v in range(4, 8)]
+    assert all(np.abs(a - o).mean() > 3 for o in others)
+    reference = render.render_card("duck", "yellow-5", width=80, height=120).astype(int)
+    assert np.abs(a - reference).mean() > 3
+    # the card still says what it is: another label of the same printing differs
+    six = render.render_variant("duck", "yellow-6", 3, width=80, height=120).astype(int)
+    assert np.abs(a - six).mean() > 0.5
+    with pytest.raises(KeyError, match="card_labels"):
+        render.render_variant("duck", "purple-3", 0)

@@ -12,7 +12,7 @@ from ducktable.vision.train import INPUT_H, INPUT_W, TrainingData, class_labels
 
 @pytest.fixture(scope="module")
 def data() -> TrainingData:
-    return TrainingData(seed=5, families=range(4), members=3)
+    return TrainingData(seed=5, families=range(4), members=3, printings=range(2))
 
 
 def test_classes_are_every_face_of_the_five_games_then_back_and_unknown() -> None:
@@ -41,6 +41,16 @@ def test_batches_hold_model_inputs_and_every_kind_of_target(data: TrainingData) 
     assert (y < data.back_index).sum() > 80  # mostly our own faces
     rng = np.random.default_rng(0)
     assert any(data.sample(rng)[1] == data.back_index for _ in range(1500))
+
+
+def test_our_cards_are_also_learned_in_invented_printings(data: TrainingData) -> None:
+    """Domain randomisation: every face also comes in each invented printing (other index
+    font, inks, paper, margins), so the network cannot lean on one typeface."""
+    assert len(data.variants) == len(data.faces)
+    assert all(len(v) == 2 for v in data.variants)
+    for face, variants in zip(data.faces, data.variants, strict=True):
+        assert all(v.shape == face.shape for v in variants)
+        assert all(np.abs(v.astype(int) - face).mean() > 2 for v in variants)
 
 
 def test_invented_decks_are_fixed_and_their_cards_differ() -> None:
