@@ -150,6 +150,20 @@ def test_crop_card_maps_the_quad_corners_to_the_crop_corners() -> None:
     assert crop.shape == (30, 20, 3) and crop[2:-2, 2:-2].min() == 255
 
 
+def test_fast_median_gives_numpy_median_exactly() -> None:
+    """The detector's sort-based median must not move any decision: same values as numpy's,
+    odd and even counts, along either axis."""
+    from ducktable.vision.detect import _median
+
+    rng = np.random.default_rng(3)
+    for rows, cols in ((7, 10), (8, 11), (1, 5), (30, 2)):
+        values = (rng.integers(-300, 300, (rows, cols)) * 0.37).astype(np.float32)
+        for axis in (0, 1):
+            fast = _median(values, axis)
+            assert fast.dtype == np.float32
+            np.testing.assert_array_equal(fast, np.median(values, axis=axis))
+
+
 def test_reduced_detection_check_on_30_seeded_scenes() -> None:
     """CI's guard (issue target on 500 scenes: recall and precision >= 99.5%)."""
     tally = detection_check(range(30))
