@@ -81,11 +81,90 @@ def _run_web(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- board reading (vision/boards.py) ------------------------------------------------------------
+
+
+def _boards_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--frames", type=int, default=200,
+                   help="random board photos, half Ducky Ducky river, half Sitting Ducks line (default 200)")
+    p.add_argument("--hands", type=float, default=0.3,
+                   help="share of photos with a hand reaching over the board (default 0.3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the photos (default 0)")
+
+
+def _run_boards(args: argparse.Namespace) -> int:
+    from ducktable.vision import boards
+
+    if args.frames < 2:
+        raise UserError("--frames must be at least 2 (one river, one line)")
+    if not 0 <= args.hands <= 1:
+        raise UserError("--hands is a share, between 0 and 1")
+    boards.run_board_bench(args.frames, seed=args.seed, hands=args.hands)
+    return 0
+
+
+# ---- whole games through the table-reading path (vision/game_replays.py) --------------------------
+
+
+def _replay_options(p: argparse.ArgumentParser) -> None:
+    from ducktable.vision.game_replays import GAMES
+
+    p.add_argument("--game", action="append", choices=GAMES,
+                   help="a game kind to replay (repeat for several; default: all five)")
+    p.add_argument("--oracle-games", type=int, default=20,
+                   help="bot games per kind read straight from the script, 2%% misread (default 20)")
+    p.add_argument("--camera-games", type=int, default=1,
+                   help="bot games per kind rendered and read by the camera path (default 1)")
+    p.add_argument("--camera-frames", type=int, default=300,
+                   help="frames of each camera game, 0 for whole games (default 300: a whole game is "
+                        "600-5,000 frames, minutes each)")
+    p.add_argument("--mode", default="truth", choices=("truth", "model"),
+                   help="camera games' labels: the true ones of the cards found, or the shipped "
+                        "classifier (card games; the board games use truth) (default truth)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    p.add_argument("--jobs", type=int, default=1, help="games replayed at once (default 1)")
+    p.add_argument("--json", action="store_true", help="one JSON summary line per game kind and mode")
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    import json
+    import time
+
+    from ducktable.vision import game_replays
+
+    if args.oracle_games < 0 or args.camera_games < 0 or args.camera_frames < 0 or args.jobs < 1:
+        raise UserError("--oracle-games, --camera-games and --camera-frames must not be negative, "
+                        "--jobs at least 1")
+    if args.oracle_games == 0 and args.camera_games == 0:
+        raise UserError("nothing to replay: give --oracle-games or --camera-games above 0")
+    for game in args.game or game_replays.GAMES:
+        plan = [("oracle", args.oracle_games, None)]
+        mode = "truth" if game in ("ducky", "sitting") else args.mode
+        plan.append((mode, args.camera_games, args.camera_frames or None))
+        for mode, count, max_frames in plan:
+            if not count:
+                continue
+            start = time.perf_counter()
+            seeds = range(args.seed, args.seed + count)
+            runs = list(game_replays.run_games(game, mode, seeds, jobs=args.jobs, max_frames=max_frames))
+            summary = game_replays.summarise(runs, time.perf_counter() - start)
+            if max_frames:
+                summary["frames_per_game_at_most"] = max_frames
+            print(json.dumps(summary) if args.json else game_replays.format_summary(summary)
+                  + (f"\n  (first {max_frames} frames of each game; the rest entered by hand)"
+                     if max_frames else ""), flush=True)
+    return 0
+
+
 BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("vision", "card detection and classification: accuracy, speed, memory",
               _vision_options, _run_vision),
     Benchmark("web", "live scoreboard: delivery latency to many phones, page weight",
               _web_options, _run_web),
+    Benchmark("boards", "Ducky Ducky river and Sitting Ducks line reading: accuracy per place, ms",
+              _boards_options, _run_boards),
+    Benchmark("replay", "bot games of every kind through tracker, inference and engine: exact games, "
+                        "events by camera, wrong events", _replay_options, _run_replay),
 )
 
 

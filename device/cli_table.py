@@ -17,7 +17,10 @@ from typing import Any
 from . import paths
 from .cli import UserError
 
-GAMES_WITH_LAYOUT = ("duck",)
+GAMES_WITH_LAYOUT = ("duck", "grey", "bruce", "ducky", "sitting")
+"""Games whose table zones are laid out (vision.layout, table_video_grey, table_video_bruce,
+boards): each can be calibrated."""
+REPLAY_GAMES = GAMES_WITH_LAYOUT
 
 
 def register(subparsers: Any) -> None:
@@ -38,19 +41,29 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("replay-video",
                               help="play synthetic bot games through the camera path and compare with the truth")
-    p.add_argument("--game", default="duck", choices=GAMES_WITH_LAYOUT)
+    p.add_argument("--game", default="duck", choices=REPLAY_GAMES)
     p.add_argument("--games", type=int, default=20, help="how many games (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game")
-    p.add_argument("--players", type=int, default=3, choices=(3, 4, 5))
+    p.add_argument("--players", type=int,
+                   help="players per game (default: 3 for duck, grey and bruce; ducky and sitting "
+                        "go through every count they allow, game by game)")
     p.add_argument("--mode", default="oracle", choices=("oracle", "truth", "model"),
-                   help="oracle: snapshots straight from the script; truth: rendered frames, detector, "
-                        "true labels of found cards; model: rendered frames and the shipped classifier")
+                   help="oracle: snapshots straight from the script; truth: rendered frames read by "
+                        "the detector (or the board reader) with the true labels of the cards found; "
+                        "model: rendered frames and the shipped classifier (card games)")
     p.add_argument("--misread", type=float, default=0.02,
-                   help="oracle mode: chance that a card is misread in a frame (default 0.02)")
-    p.add_argument("--write-frames", metavar="DIR", help="also write the first game's frames as JPEGs here")
+                   help="oracle mode (and the board games' card piles): chance that a read is wrong "
+                        "in a frame (default 0.02)")
+    p.add_argument("--hold", type=int,
+                   help="frames the table stays still after each change (default: the game's own, "
+                        "5 for the card games; at least 3, what the tracker needs to agree)")
+    p.add_argument("--max-frames", type=int, help="truth/model modes: stop each game after this many frames")
+    p.add_argument("--jobs", type=int, default=1, help="games replayed at once, one process each (default 1)")
+    p.add_argument("--write-frames", metavar="DIR",
+                   help="card games, truth/model modes: also write the first game's frames as JPEGs here")
     p.add_argument("--snapshots", metavar="DIR",
-                   help="truth/model modes: keep each game's camera reads here and reuse them next time "
-                        "(inference changes then replay in seconds); delete DIR after changing the "
+                   help="duck truth/model modes: keep each game's camera reads here and reuse them next "
+                        "time (inference changes then replay in seconds); delete DIR after changing the "
                         "renderer, detector or cover watch")
     p.add_argument("--json", action="store_true", help="print one JSON line per game and a summary line")
     p.set_defaults(func=cmd_replay_video)
@@ -88,16 +101,42 @@ def calibration_file(data_dir: str | None, table: str) -> Path:
     return paths.calibration_dir(data_dir) / f"{table}.json"
 
 
+def table_layout(game: str, players: int) -> Any:
+    """The zones of ``game``'s table for ``players``: the card games' seats and middle, or the
+    board of Ducky Ducky (its default river) or Sitting Ducks (the line; players do not matter)."""
+    from ducktable.rules import make_game
+
+    g = make_game(game)
+    if game in ("duck", "grey", "bruce") and not g.min_players <= players <= g.max_players:
+        raise UserError(f"{game} is for {g.min_players} to {g.max_players} players, not {players}")
+    if game == "duck":
+        from ducktable.vision.layout import duck_layout
+
+        return duck_layout(players)
+    if game == "grey":
+        from ducktable.vision.table_video_grey import grey_layout
+
+        return grey_layout(players)
+    if game == "bruce":
+        from ducktable.vision.table_video_bruce import bruce_layout
+
+        return bruce_layout(players)
+    from ducktable.rules.ducky_board import resolve_layout
+    from ducktable.vision.boards import LineBoard, RiverBoard
+
+    return RiverBoard.of(resolve_layout(None)).layout() if game == "ducky" else LineBoard().layout()
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
     from ducktable.vision.calibrate import CalibrationError, calibrate_from_corners, calibrate_from_markers
-    from ducktable.vision.layout import LayoutError, duck_layout
+    from ducktable.vision.layout import LayoutError
 
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if frame is None:
         raise UserError(f"cannot read the picture {args.image}; give a JPEG or PNG taken by the table camera")
     try:
-        layout = duck_layout(args.players)
+        layout = table_layout(args.game, args.players)
         if args.corners:
             try:
                 values = [float(v) for v in args.corners.split(",")]
@@ -119,62 +158,46 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_replay_video(args: argparse.Namespace) -> int:
-    from ducktable.vision import table_video
+    from ducktable.vision import game_replays
 
     if args.games < 1:
         raise UserError("--games must be at least 1")
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1")
+    if not 0 <= args.misread <= 1:
+        raise UserError("--misread is a chance, between 0 and 1")
+    if args.max_frames is not None and args.max_frames < 1:
+        raise UserError("--max-frames must be at least 1")
+    if args.mode == "oracle" and (args.max_frames is not None or args.write_frames or args.snapshots):
+        raise UserError("--max-frames, --write-frames and --snapshots need --mode truth or model")
+    try:
+        game_replays.check(args.game, args.mode, args.players)
+        if args.hold is not None and args.hold < game_replays.MIN_HOLD:
+            raise game_replays.ReplayUnavailable(
+                f"--hold must be at least {game_replays.MIN_HOLD} (the tracker settles a change on "
+                f"{game_replays.MIN_HOLD} agreeing frames)")
+    except game_replays.ReplayUnavailable as exc:
+        raise UserError(str(exc)) from None
     if args.mode == "model":
+        from ducktable.vision import table_video
         from ducktable.vision.classify import ModelError
 
         try:
             table_video.model_classifier(args.game)
         except ModelError as exc:
             raise UserError(f"the classifier cannot be loaded: {exc}") from None
-    totals = {"games": 0, "exact": 0, "true_events": 0, "camera_right": 0, "confirmed": 0,
-              "accepted": 0, "pending_episodes": 0, "wrong_applied": 0, "frames": 0, "cells_read": 0,
-              "cells_right": 0, "follow_s": 0.0}
     start = time.perf_counter()
-    for k in range(args.games):
-        seed = args.seed + k
-        try:
-            if args.mode == "oracle":
-                result = table_video.oracle_replay(seed, players=args.players, misread=args.misread)
-            else:
-                result = table_video.camera_replay(
-                    seed, players=args.players, labels="model" if args.mode == "model" else "truth",
-                    frames_dir=args.write_frames if k == 0 else None, snapshots_dir=args.snapshots)
-        except RuntimeError as exc:
-            print(f"game {seed}: stopped: {exc}")
-            totals["games"] += 1
-            continue
-        for key in ("true_events", "camera_right", "confirmed", "accepted", "pending_episodes",
-                    "wrong_applied", "frames", "cells_read", "cells_right"):
-            totals[key] += getattr(result, key)
-        totals["games"] += 1
-        totals["exact"] += result.exact_scores
-        totals["follow_s"] += result.seconds.get("follow", 0.0)
-        line = {"seed": seed, "exact": result.exact_scores, "events": result.true_events,
-                "camera_right": result.camera_right, "confirmed": result.confirmed,
-                "accepted": result.accepted, "pending_episodes": result.pending_episodes,
-                "wrong_applied": result.wrong_applied, "frames": result.frames,
-                "seconds": {k: round(v, 2) for k, v in result.seconds.items()}}
-        if result.first_problem:
-            line["problem"] = result.first_problem
-        print(json.dumps(line) if args.json else
-              f"game {seed}: {'exact' if result.exact_scores else 'DIFFERENT'} scores, "
-              f"{result.camera_right}/{result.true_events} events by camera, {result.confirmed} entered "
-              f"by hand, {result.wrong_applied} wrong" + (f" ({result.first_problem})" if result.first_problem else ""))
-    g, n = totals["games"], max(1, totals["true_events"])
-    follow_ms = 1000 * totals["follow_s"] / max(1, totals["frames"])
-    summary = {
-        "games": g, "exact_scores": totals["exact"], "exact_rate": round(totals["exact"] / g, 4),
-        "event_accuracy_camera_alone": round(totals["camera_right"] / n, 4),
-        "entered_by_hand": totals["confirmed"], "camera_guess_accepted": totals["accepted"],
-        "pending_episodes": totals["pending_episodes"], "wrong_applied": totals["wrong_applied"],
-        "zone_read_accuracy": round(totals["cells_right"] / max(1, totals["cells_read"]), 4),
-        "tracker_and_inference_ms_per_frame": round(follow_ms, 3),
-        "tracker_fps_one_core": round(1000 / follow_ms) if follow_ms else None,
-        "wall_s": round(time.perf_counter() - start, 1),
-    }
-    print(json.dumps(summary) if args.json else "summary: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
+    runs = []
+    seeds = range(args.seed, args.seed + args.games)
+    try:
+        for run in game_replays.run_games(
+                args.game, args.mode, seeds, jobs=args.jobs, players=args.players, misread=args.misread,
+                hold=args.hold, max_frames=args.max_frames, frames_dir=args.write_frames,
+                snapshots_dir=args.snapshots):
+            runs.append(run)
+            print(json.dumps(run.line()) if args.json else game_replays.format_game(run), flush=True)
+    except game_replays.ReplayUnavailable as exc:
+        raise UserError(str(exc)) from None
+    summary = game_replays.summarise(runs, time.perf_counter() - start)
+    print(json.dumps(summary) if args.json else game_replays.format_summary(summary))
     return 0

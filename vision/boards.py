@@ -464,15 +464,30 @@ def random_view(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
     return np.asarray(cv2.getPerspectiveTransform(src, dst), np.float64)
 
 
-def photograph(plane: np.ndarray, homography: np.ndarray, rng: np.random.Generator, *,
-               size: tuple[int, int] = (1280, 720),
-               hands: Sequence[tuple[float, float]] = ()) -> tuple[np.ndarray, np.ndarray]:
-    """What a camera with ``homography`` (table -> frame) sees of a drawn plane: lighting, hands
-    over given table points, blur, sensor noise and JPEG loss; and where the hands are (a mask)."""
-    w, h = size
+def view_of(plane: np.ndarray, homography: np.ndarray, size: tuple[int, int] = (1280, 720)) -> np.ndarray:
+    """The drawn plane as the camera with ``homography`` (table -> frame) sees it, before light,
+    hands and noise (float32): the same for every frame of one table content."""
     shift = np.array([[1, 0, -MARGIN], [0, 1, -MARGIN], [0, 0, 1]], np.float64)
-    frame: np.ndarray = cv2.warpPerspective(plane, homography @ shift, (w, h), flags=cv2.INTER_LINEAR,
-                                            borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(cv2.warpPerspective(plane, homography @ shift, size, flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE))
+
+
+def photograph(plane: np.ndarray | None, homography: np.ndarray, rng: np.random.Generator, *,
+               size: tuple[int, int] = (1280, 720),
+               hands: Sequence[tuple[float, float]] = (),
+               seen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """What a camera with ``homography`` (table -> frame) sees of a drawn plane: lighting, hands
+    over given table points, blur, sensor noise and JPEG loss; and where the hands are (a mask).
+    ``seen``: :func:`view_of` the plane, when already made (it is not changed; ``plane`` may
+    then be None)."""
+    w, h = size
+    if seen is None:
+        if plane is None:
+            raise ValueError("photograph needs the drawn plane or the camera's view of it")
+        seen = view_of(plane, homography, size)
+        frame = seen
+    else:
+        frame = seen.copy()
     yy, xx = np.mgrid[0:h // 8, 0:w // 8].astype(np.float32)
     direction = rng.uniform(0, 2 * math.pi)
     ramp = (xx / (w / 8) - 0.5) * math.cos(direction) + (yy / (h / 8) - 0.5) * math.sin(direction)
@@ -1144,12 +1159,17 @@ class TrueGame:
     winners: tuple[int, ...]
 
 
+def default_players(game: str, seed: int) -> int:
+    """How many play the seeded game when nobody says: every count the game allows, in turn."""
+    low, high = (2, 4) if game == "ducky" else (3, 6)
+    return low + seed % (high - low + 1)
+
+
 def bot_game(game: str, seed: int, players: int | None = None) -> TrueGame:
     """A seeded greedy-bot game of Ducky Ducky (2-4 players) or Sitting Ducks (3-6)."""
     if game not in GAMES:
         raise ValueError(f"board games are {list(GAMES)}, not {game!r}")
-    low, high = (2, 4) if game == "ducky" else (3, 6)
-    n = players if players is not None else low + seed % (high - low + 1)
+    n = players if players is not None else default_players(game, seed)
     names = tuple(f"P{i + 1}" for i in range(n))
     state = make_game(game).new_state(names)
     bots: list[Bot]
@@ -1162,13 +1182,16 @@ def bot_game(game: str, seed: int, players: int | None = None) -> TrueGame:
     return TrueGame(game, names, tuple(state.history), tuple(state.scores()), tuple(state.winners()))
 
 
-def script_for(game: TrueGame, seed: int) -> list[BoardShot]:
+def script_for(game: TrueGame, seed: int, *, hold: int | None = None) -> list[BoardShot]:
+    """The game's frames; ``hold`` (frames the table stays still after a change) None keeps
+    each script's own default."""
     state = make_game(game.game).new_state(game.players)
     rng = random.Random(seed)
+    held = {} if hold is None else {"hold": hold}
     if isinstance(state, DuckyState):
-        return ducky_script(state, game.events, rng)
+        return ducky_script(state, game.events, rng, **held)
     assert isinstance(state, SittingDucksState)
-    return sitting_script(state, game.events, rng)
+    return sitting_script(state, game.events, rng, **held)
 
 
 def inferrer_for(game: str) -> Inferrer:
@@ -1192,6 +1215,19 @@ class FollowResult:
     exact: bool = False  # final scores and winners as in the truth, and nothing wrong applied
     frames: int = 0
     first_problem: str = ""
+    camera_in_video: int = 0  # camera_right when the frames ran out (before a person entered the rest)
+    hand_in_video: int = 0  # confirmed, likewise
+    pending_episodes: int = 0  # times the camera held an event for a person
+    cells_read: int = 0  # zone reads compared with the script (zones no hand covers)
+    cells_right: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    by_type: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per true event type: ``true``, ``camera`` (applied alone, right), ``confirmed`` (by a
+    person) and ``wrong`` (the camera applied something the truth does not have)."""
+
+    def tally(self, event_type: str, outcome: str) -> None:
+        counts = self.by_type.setdefault(event_type, {"true": 0, "camera": 0, "confirmed": 0, "wrong": 0})
+        counts[outcome] += 1
 
 
 def _view(state: State) -> dict[str, Any]:
@@ -1237,6 +1273,8 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
     mirror = g.new_state(game.players, observer=True)  # the follower's state one event behind
     follower = TableFollower(state, inferrer_for(game.game), StabilityTracker(window=5, needed=3))
     result = FollowResult(game.game, seed, len(remaining))
+    for _, event in remaining:
+        result.tally(event.type, "true")
 
     def open_events() -> list[tuple[int, Event]]:
         return remaining[:_open_window(game.game, [e for _, e in remaining])]
@@ -1249,12 +1287,15 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
                       if inference.event is true or same_effect(mirror, inference.event, true)), None)
             if j is None:
                 result.wrong_applied += 1
+                result.tally(inference.event.type, "wrong")
                 expected = " or ".join(e.dumps() for _, e in window) or "nothing"
                 result.first_problem = result.first_problem or (
                     f"event #{k}: applied {inference.event.dumps()} ({inference.why}) but the "
                     f"truth is {expected}")
                 return False
-            result.camera_right += inference.why not in ("confirmed by hand", "entered by hand")
+            by_camera = inference.why not in ("confirmed by hand", "entered by hand")
+            result.camera_right += by_camera
+            result.tally(window[j][1].type, "camera" if by_camera else "confirmed")
             mirror.apply_or_raise(inference.event)
             del remaining[j]
         return True
@@ -1275,10 +1316,13 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
     for snapshot, happened in frames:
         result.frames += 1
         before = len(follower.log)
+        t0 = time.perf_counter()
         step = follower.feed(snapshot)
+        result.seconds["follow"] = result.seconds.get("follow", 0.0) + time.perf_counter() - t0
         if not check_new(before):
             ok = False
             break
+        result.pending_episodes += step.pending is not None and not waited
         waited = waited + 1 if step.pending is not None else 0
         if waited >= patience_frames:
             waited = 0
@@ -1288,6 +1332,7 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
             elif not entered:
                 ok = False
                 break
+    result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
     while ok and not state.is_over() and remaining:
         entered = enter(len(game.events), follower.tracker.last_ts)
         if not entered:
@@ -1299,12 +1344,41 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
     return result
 
 
-def oracle_follow(game: str, seed: int, *, misread: float = 0.02) -> FollowResult:
-    """One bot game followed from oracle snapshots (no pixels)."""
-    true = bot_game(game, seed)
-    shots = script_for(true, seed)
-    snapshots = oracle_snapshots(shots, misread=misread, seed=seed)
-    return follow(true, zip(snapshots, (shot.event_index for shot in shots), strict=True), seed=seed)
+def oracle_follow(game: str, seed: int, *, misread: float = 0.02, players: int | None = None,
+                  hold: int | None = None) -> FollowResult:
+    """One bot game followed from oracle snapshots (no pixels); ``players`` None lets the seed
+    choose, ``hold`` None keeps the script's own."""
+    true = bot_game(game, seed, players)
+    shots = script_for(true, seed, hold=hold)
+    counted = _CellCount(shots)
+    snapshots = counted.wrap(oracle_snapshots(shots, misread=misread, seed=seed))
+    result = follow(true, zip(snapshots, (shot.event_index for shot in shots), strict=True), seed=seed)
+    counted.into(result)
+    return result
+
+
+class _CellCount:
+    """Counts zone reads that match the script, over zones no hand covers (and, if given, only
+    ``zones``): the read accuracy of a followed game."""
+
+    def __init__(self, shots: Sequence[BoardShot], zones: Iterable[str] | None = None) -> None:
+        self.shots = shots
+        self.zones = None if zones is None else set(zones)
+        self.read = self.right = 0
+
+    def wrap(self, snapshots: Iterable[TableSnapshot]) -> Iterator[TableSnapshot]:
+        for shot, snapshot in zip(self.shots, snapshots, strict=False):
+            for name, labels in shot.zones:
+                if name in shot.covered or (self.zones is not None and name not in self.zones):
+                    continue
+                read = snapshot.zone(name)
+                if read is not None and not read.occluded:
+                    self.read += 1
+                    self.right += read.labels == labels
+            yield snapshot
+
+    def into(self, result: FollowResult) -> None:
+        result.cells_read, result.cells_right = self.read, self.right
 
 
 GAME_TARGETS = {"exact": 0.95, "wrong_events": 0}
@@ -1349,7 +1423,7 @@ def format_game_bench(result: Mapping[str, Any]) -> str:
 # ---- following a game through rendered board frames ------------------------------------------------
 
 def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
-                     misread: float = 0.02) -> Iterator[TableSnapshot]:
+                     misread: float = 0.02, seconds: dict[str, float] | None = None) -> Iterator[TableSnapshot]:
     """Snapshots whose board zones (river and logs, or the line) are read from rendered frames by
     the board reader (a fixed camera calibrated from its markers, hands drawn over the zones a
     script frame covers, fresh noise every frame); the other zones (piles, gifts, the played
@@ -1360,23 +1434,25 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
     line = LineBoard()
     layout = river.layout() if river is not None else line.layout()
     board_zones = {z.name for z in layout.zones}
-    planes: dict[Any, np.ndarray] = {}
+    views: dict[Any, np.ndarray] = {}
 
-    def plane_for(zones: Mapping[str, Labels]) -> np.ndarray:
+    def view_for(zones: Mapping[str, Labels]) -> np.ndarray:
+        """The camera's view of the table drawn with this content (kept a while)."""
         content: RiverContent | LineContent = (
             RiverContent.from_zones(zones, river.board) if river is not None else LineContent.from_zones(zones))
-        if content not in planes:
-            if len(planes) >= 16:  # a drawn table is 20 MB: keep only the recent few
-                del planes[next(iter(planes))]
+        if content not in views:
+            if len(views) >= 8:  # a view is 11 MB: keep only the recent few
+                del views[next(iter(views))]
             draw_rng = np.random.default_rng([seed, zlib.crc32(repr(content).encode())])
             if isinstance(content, RiverContent):
                 assert river is not None
-                planes[content] = draw_river(content, river, draw_rng)
+                plane = draw_river(content, river, draw_rng)
             else:
-                planes[content] = draw_line(content, line, draw_rng)
-        return planes[content]
+                plane = draw_line(content, line, draw_rng)
+            views[content] = view_of(plane, homography)
+        return views[content]
 
-    first, _ = photograph(plane_for(shots[0].contents()), homography, rng)
+    first, _ = photograph(None, homography, rng, seen=view_for(shots[0].contents()))
     calibrated = calibrate_from_markers(layout, first).layout
     reader: RiverReader | LineReader = (RiverReader(river, calibrated) if river is not None
                                         else LineReader(line, calibrated))
@@ -1384,16 +1460,38 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
     for index, (shot, oracle) in enumerate(zip(shots, others, strict=True)):
         zones = shot.contents()
         hands = [layout.zone(z).centre for z in sorted(shot.covered) if z in board_zones]
-        image, _ = photograph(plane_for(zones), homography, np.random.default_rng([seed, index]), hands=hands)
+        t0 = time.perf_counter()
+        image, _ = photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
+                              seen=view_for(zones))
+        t1 = time.perf_counter()
         reads = reader.read(image)
+        if seconds is not None:
+            seconds["render"] = seconds.get("render", 0.0) + t1 - t0
+            seconds["read"] = seconds.get("read", 0.0) + time.perf_counter() - t1
         merged = {name: read for name, read in oracle.zones.items() if name not in board_zones}
         merged.update(reads)
         yield TableSnapshot(shot.ts, merged, index)
 
 
-def camera_follow(game: str, seed: int, *, misread: float = 0.02) -> FollowResult:
-    """One bot game followed with its board read from rendered frames (slow: a frame ~0.1 s)."""
-    true = bot_game(game, seed)
-    shots = script_for(true, seed)
-    snapshots = camera_snapshots(true, shots, seed, misread=misread)
-    return follow(true, zip(snapshots, (shot.event_index for shot in shots), strict=True), seed=seed)
+def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int | None = None,
+                  hold: int | None = None, max_frames: int | None = None) -> FollowResult:
+    """One bot game followed with its board read from rendered frames (slow: a frame ~0.1 s);
+    the cell figures count the board's zones only (the others come from the script)."""
+    true = bot_game(game, seed, players)
+    shots = script_for(true, seed, hold=hold)
+    if max_frames is not None:
+        shots = shots[:max_frames]
+    seconds: dict[str, float] = {}
+    snapshots = camera_snapshots(true, shots, seed, misread=misread, seconds=seconds)
+    counted = _CellCount(shots, board_zones(game))
+    result = follow(true, zip(counted.wrap(snapshots), (shot.event_index for shot in shots), strict=True),
+                    seed=seed)
+    counted.into(result)
+    result.seconds.update(seconds)
+    return result
+
+
+def board_zones(game: str) -> set[str]:
+    """The zones of ``game``'s board (read by the board reader; the others hold cards)."""
+    layout = RiverBoard.of(resolve_layout(None)).layout() if game == "ducky" else LineBoard().layout()
+    return {zone.name for zone in layout.zones}

@@ -178,6 +178,8 @@ class ScriptResult:
     seconds: dict[str, float] = field(default_factory=dict)
     by_type: dict[str, EventTally] = field(default_factory=dict)
     first_problem: str = ""
+    camera_in_video: int = 0  # camera_right when the frames ran out (before a person entered the rest)
+    hand_in_video: int = 0  # confirmed, likewise
 
     def summary(self) -> dict[str, Any]:
         out = {k: v for k, v in vars(self).items() if k not in ("by_type", "seconds")}
@@ -373,6 +375,7 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
                 ok = enter(judge.progress, shot.ts) and press_what_is_due()
             if not ok:
                 break
+    result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
     if ok:  # the video is over: a person enters whatever the camera did not settle
         last_ts = script.shots[-1].ts if script.shots else 0
         while not state.is_over() and judge.progress < len(truth):

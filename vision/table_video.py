@@ -17,6 +17,7 @@ the figures count how many events the camera got right alone, and any it got wro
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -239,15 +240,19 @@ def oracle_snapshots(shots: Sequence[Shot], labels: Sequence[str], *, misread: f
 # ---- rendering ----------------------------------------------------------------------------------
 
 class TableRenderer:
-    """Draws script frames: cards by compose_table, plus markers, hands and per-frame noise.
+    """Draws script frames: cards as :func:`~ducktable.vision.scene.compose_scene` draws them,
+    plus markers, hands and per-frame noise.
 
-    Each distinct table content is composed once (it is the slow part) and cached; every frame
-    then gets its own hands and sensor noise. ``homography`` is the true table->frame view.
+    The camera view and the table's cover and light depend on the background seed alone, so
+    they are made once per renderer; each distinct table content then only lays its cards and
+    camera effects on them (the same pixels as ``compose_scene``, at half the cost) and is
+    cached; every frame gets its own hands and sensor noise. ``homography`` is the true
+    table->frame view.
     """
 
     def __init__(self, game: str, layout: TableLayout, background_seed: int, *, tilt_deg: float = 4.0,
                  markers: bool = True, size: tuple[int, int] = (1280, 720)) -> None:
-        from .scene import Placement, compose_scene
+        from . import scene
 
         self.game = game
         self.layout = layout
@@ -255,21 +260,15 @@ class TableRenderer:
         self.tilt = tilt_deg
         self.size = size
         self.markers = markers
-        w, h = layout.size
-        probe = [Placement(f"{game}/back", (x, y), 0.0, 1.0)
-                 for x, y in ((w * 0.3, h * 0.35), (w * 0.7, h * 0.35), (w * 0.5, h * 0.65))]
-        scene = compose_scene(background_seed, probe, 0, size=size, tilt_deg=tilt_deg)
-        from .scene import card_quad
-
-        src = np.vstack([card_quad(p, size) for p in probe])
-        dst = np.vstack([c.quad for c in scene.cards])
-        homography, _ = cv2.findHomography(src, dst, 0)
-        self.homography: np.ndarray = homography
+        self._scene = scene
+        # the first draws of compose_scene's background generator, in its order
+        bg_rng = np.random.default_rng([background_seed, 0xB6])
+        self._view = scene._View.random(bg_rng, size, tilt_deg=tilt_deg, keep_table=True)
+        self._background = scene._Background.random(bg_rng, self._view, clutter_items=0)
+        self.homography: np.ndarray = np.asarray(self._view.homography, np.float64)
         self._cache: dict[Any, np.ndarray] = {}
         self._noise: list[tuple[np.ndarray, np.ndarray]] = []
         self._quads: dict[Any, list[np.ndarray]] = {}
-        self._placement = Placement
-        self._compose = compose_scene
 
     def empty_table(self) -> np.ndarray:
         return self._base(())
@@ -287,17 +286,23 @@ class TableRenderer:
                 for k, label in enumerate(cards):
                     jitter = random.Random(zlib.crc32(f"{name}/{k}/{label}".encode()))
                     x, y = spots[min(k, len(spots) - 1)]
-                    placements.append(self._placement(
+                    placements.append(self._scene.Placement(
                         f"{self.game}/{label}", (x + jitter.uniform(-3, 3), y + jitter.uniform(-3, 3)),
                         jitter.uniform(-4, 4), CARD_SCALE))
-            effects = zlib.crc32(repr(key).encode())
-            scene = self._compose(self.seed, placements, effects, size=self.size, tilt_deg=self.tilt)
+            scene = self.compose(placements, zlib.crc32(repr(key).encode()))
             image = scene.image
             if self.markers:
                 paste_markers(image, self.layout, self.homography)
             self._cache[key] = image
             self._quads[key] = [card.quad for card in scene.cards]
         return self._cache[key]
+
+    def compose(self, placements: list[Any], effects_seed: int) -> Any:
+        """``compose_scene(self.seed, placements, effects_seed, ...)`` with the view and
+        background made once (see the class docstring)."""
+        fx_rng = np.random.default_rng([effects_seed, 0xEF])
+        return self._scene._draw(self._view, self._background, list(placements), "reference", fx_rng,
+                                 hand_count=0, seed=self.seed)
 
     def card_quads(self, shot: Shot) -> list[np.ndarray]:
         """Where the cards of ``shot`` lie in its frame (hands not considered)."""
@@ -318,18 +323,23 @@ class TableRenderer:
         return self._noisy(image, rng), hands
 
     def _noisy(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Per-frame sensor noise (sigma 2): one of a few stored noise fields, shifted at random,
-        which is as good as fresh noise to the detector and a tenth of the cost."""
+        """Per-frame sensor noise (sigma 2): a frame-sized window, at a random place, of one of
+        a few stored noise fields a little larger than the frame, which is as good as fresh
+        noise to the detector and a tenth of the cost (a window is a view: nothing is copied)."""
+        h, w = image.shape[:2]
         if not self._noise:
             bank = np.random.default_rng([self.seed, 0x901])
-            for _ in range(4):
-                field = bank.normal(0, 2.0, image.shape).round()
+            for _ in range(2):
+                field = bank.normal(0, 2.0, (h + NOISE_SLACK, w + NOISE_SLACK, *image.shape[2:])).round()
                 self._noise.append((np.clip(field, 0, 255).astype(np.uint8),
                                     np.clip(-field, 0, 255).astype(np.uint8)))
         up, down = self._noise[int(rng.integers(len(self._noise)))]
-        dy, dx = int(rng.integers(image.shape[0])), int(rng.integers(image.shape[1]))
-        up, down = np.roll(up, (dy, dx), (0, 1)), np.roll(down, (dy, dx), (0, 1))
-        return cv2.subtract(cv2.add(image, up), down)
+        dy, dx = int(rng.integers(up.shape[0] - h + 1)), int(rng.integers(up.shape[1] - w + 1))
+        return cv2.subtract(cv2.add(image, up[dy:dy + h, dx:dx + w]), down[dy:dy + h, dx:dx + w])
+
+
+NOISE_SLACK = 160
+"""How much larger than a frame the stored noise fields are: 161 x 161 windows of each."""
 
 
 def _map(homography: np.ndarray, xy: tuple[float, float]) -> tuple[float, float]:
@@ -492,14 +502,20 @@ class FrameReader:
 
 def model_classifier(game: str) -> Callable[[list[np.ndarray]], list[tuple[str, float]]]:
     """The shipped classifier, limited to ``game``'s deck, as a crops -> (label, conf) function."""
-    from .classify import CardClassifier
-
-    model = CardClassifier.load()
+    model = _shipped_model()
 
     def run(crops: list[np.ndarray]) -> list[tuple[str, float]]:
         return [(c.label, c.confidence) for c in model.classify(crops, games={game})]
 
     return run
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_model() -> Any:
+    """Loaded once per process: every replayed game reads with the same model."""
+    from .classify import CardClassifier
+
+    return CardClassifier.load()
 
 
 # ---- replay and comparison ----------------------------------------------------------------------
@@ -523,6 +539,15 @@ class ReplayResult:
     cells_read: int = 0
     cells_right: int = 0
     first_problem: str = ""
+    camera_in_video: int = -1  # camera_right when the frames ran out (before a person entered the rest)
+    hand_in_video: int = 0  # confirmed, likewise
+    by_type: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per true event type: ``true``, ``camera`` (applied alone, right), ``confirmed`` (by a
+    person) and ``wrong`` (the camera applied something else in its place)."""
+
+    def tally(self, event_type: str, outcome: str) -> None:
+        counts = self.by_type.setdefault(event_type, {"true": 0, "camera": 0, "confirmed": 0, "wrong": 0})
+        counts[outcome] += 1
 
 
 def _same(a: Event, b: Event) -> bool:
@@ -546,6 +571,8 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
     state: State = g.new_state(game.players, observer=True)
     follower = TableFollower(state, inferrer_for(game.game), tracker or StabilityTracker(window=5, needed=3))
     result = ReplayResult(seed, len(truth), true_scores=game.scores)
+    for event in truth:
+        result.tally(event.type, "true")
     stuck = waited = 0
     was_pending = False
 
@@ -556,8 +583,10 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
                 continue
             if k < len(truth) and _same(inference.event, truth[k]):
                 result.camera_right += 1
+                result.tally(truth[k].type, "camera")
             else:
                 result.wrong_applied += 1
+                result.tally(truth[k].type if k < len(truth) else inference.event.type, "wrong")
                 expected = truth[k].dumps() if k < len(truth) else "nothing"
                 result.first_problem = result.first_problem or (
                     f"event #{k}: applied {inference.event.dumps()} but the truth is {expected}")
@@ -591,11 +620,14 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
             if not check_new(before):
                 break
     else:  # the video is over: a person enters whatever the camera did not settle
+        result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
         while not state.is_over() and len(follower.log) < len(truth):
             before = len(follower.log)
             _confirm(follower, truth, result, camera_on=False)
             if not check_new(before):
                 break
+    if result.camera_in_video < 0:
+        result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
     result.exact_scores = result.seen_scores == game.scores and not result.wrong_applied
     return result
@@ -607,15 +639,17 @@ def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult, 
         result.accepted += 1  # the camera's own guess, only confirmed
     verdict = follower.confirm(truth[k], catch_up=camera_on)
     result.confirmed += 1
+    result.tally(truth[k].type, "confirmed")
     if not verdict.ok:
         result.first_problem = result.first_problem or f"event #{k}: the true event was refused: {verdict}"
         raise RuntimeError(result.first_problem)
 
 
-def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02) -> ReplayResult:
-    """One DUCK bot game replayed from oracle snapshots (no pixels)."""
+def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02, hold: int = 5) -> ReplayResult:
+    """One DUCK bot game replayed from oracle snapshots (no pixels); ``hold``: frames the table
+    stays still after each change (see :func:`duck_script`)."""
     game = bot_game("duck", seed, players)
-    shots = script_for(game, seed)
+    shots = script_for(game, seed, hold=hold)
     labels = sorted({c for e in game.events if e.type == "reveal" for h in e.data["hands"] for c in h})
     snaps = oracle_snapshots(shots, labels or ["yellow-1"], misread=misread, seed=seed)
     return replay(game, zip(snaps, shots, strict=True), seed=seed)
@@ -623,7 +657,7 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02) -> Repl
 
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
-                  snapshots_dir: str | None = None) -> ReplayResult:
+                  snapshots_dir: str | None = None, hold: int = 5) -> ReplayResult:
     """One DUCK bot game rendered frame by frame and read back through the camera path.
 
     With ``snapshots_dir`` the camera's reads (one snapshot per frame, JSON lines) are kept
@@ -632,12 +666,13 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     the detector or the cover watch (a new classifier gets new files by itself).
     """
     game = bot_game("duck", seed, players)
-    shots = script_for(game, seed)
+    shots = script_for(game, seed, hold=hold)
     if max_frames is not None:
         shots = shots[:max_frames]
     cache = None
     if snapshots_dir is not None:
-        cache = Path(snapshots_dir) / f"duck-{players}p-seed{seed}-tilt{tilt_deg:g}-{_reads_tag(labels)}.jsonl"
+        held = "" if hold == 5 else f"-hold{hold}"
+        cache = Path(snapshots_dir) / f"duck-{players}p-seed{seed}{held}-tilt{tilt_deg:g}-{_reads_tag(labels)}.jsonl"
         kept = read_snapshots(cache)
         if kept is not None and len(kept) >= len(shots):
             result = replay(game, zip(kept[:len(shots)], shots, strict=True), seed=seed)

@@ -147,21 +147,21 @@ def bruce_script(game: BotGame, rng: random.Random, *, hold: int = 5, cover: int
 
 
 def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02,
-                  options: Mapping[str, Any] | None = None) -> ScriptResult:
+                  options: Mapping[str, Any] | None = None, hold: int = 5) -> ScriptResult:
     """One Bruce bot game replayed from oracle snapshots (true labels, a few misreads, no pixels)."""
     game = bruce_bot_game(seed, players, options)
-    script = bruce_script(game, random.Random(seed))
+    script = bruce_script(game, random.Random(seed), hold=hold)
     snaps = oracle_snapshots(script.shots, sorted(DECK_COUNTS), misread=misread, seed=seed)
     return replay_script(script, snaps, BruceInferrer(), StabilityTracker(window=5, needed=3), seed=seed)
 
 
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
-                  options: Mapping[str, Any] | None = None) -> ScriptResult:
+                  options: Mapping[str, Any] | None = None, hold: int = 5) -> ScriptResult:
     """One Bruce bot game rendered frame by frame and read back by detector (and classifier
     with ``labels="model"``), zones and tracker."""
     game = bruce_bot_game(seed, players, options)
-    script = bruce_script(game, random.Random(seed))
+    script = bruce_script(game, random.Random(seed), hold=hold)
     snaps = CameraFrames(script, bruce_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
                          max_frames=max_frames, frames_dir=frames_dir)
     result = replay_script(script, snaps, BruceInferrer(), StabilityTracker(window=5, needed=3), seed=seed)

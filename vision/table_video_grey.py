@@ -245,10 +245,10 @@ def _swap_moment(stage: Stage, state: GreyDuckState, event: Event,
 # ---- replays ------------------------------------------------------------------------------------
 
 def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02,
-                  options: Mapping[str, Any] | None = None) -> ScriptResult:
+                  options: Mapping[str, Any] | None = None, hold: int = 5) -> ScriptResult:
     """One Grey Duck bot game replayed from oracle snapshots (true labels, a few misreads)."""
     game, happenings = grey_bot_game(seed, players, options)
-    script = grey_script(game, happenings, random.Random(seed))
+    script = grey_script(game, happenings, random.Random(seed), hold=hold)
     snaps = oracle_snapshots(script.shots, sorted(DECK_COUNTS), misread=misread, seed=seed)
     inferrer = GreyInferrer()
     return replay_script(script, snaps, inferrer, StabilityTracker(window=5, needed=3), seed=seed,
@@ -257,10 +257,10 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02,
 
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
-                  options: Mapping[str, Any] | None = None) -> ScriptResult:
+                  options: Mapping[str, Any] | None = None, hold: int = 5) -> ScriptResult:
     """One Grey Duck bot game rendered frame by frame and read back through the camera path."""
     game, happenings = grey_bot_game(seed, players, options)
-    script = grey_script(game, happenings, random.Random(seed))
+    script = grey_script(game, happenings, random.Random(seed), hold=hold)
     snaps = CameraFrames(script, grey_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
                          max_frames=max_frames, frames_dir=frames_dir)
     inferrer = GreyInferrer()

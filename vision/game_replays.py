@@ -1,0 +1,365 @@
+"""Every game kind's synthetic bot-game replay behind one call, with one result format.
+
+Why this module exists: each game has its own script and replay (:mod:`.table_video` for
+DUCK, :mod:`.table_video_grey`, :mod:`.table_video_bruce`, :mod:`.boards` for Ducky Ducky and
+Sitting Ducks), each counting a little differently. ``ducktable replay-video`` and
+``ducktable bench replay`` need the same figures for all five: how many games ended with the
+true scores, how many events the camera applied alone (per event type), how many a person
+entered, how many were wrong, how well zones were read and what tracking cost. This module
+picks the right replay for a game and mode, turns its result into :class:`GameReplay`, sums
+many games (:func:`summarise`) and can spread games over processes (:func:`run_games`).
+
+Modes: ``oracle`` reads each frame straight from the script (true labels with a share
+``misread`` wrong); ``truth`` renders the frames and reads them with the real detector (card
+games) or board reader (Ducky Ducky, Sitting Ducks), taking the true labels of the cards
+found; ``model`` reads the card games' frames with the shipped classifier. The board games
+have no ``model`` mode: their boards are read by the board reader in ``truth`` mode already,
+and their card piles are not rendered (they come from the script).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ducktable.rules import make_game
+
+GAMES = ("duck", "grey", "bruce", "ducky", "sitting")
+MODES = ("oracle", "truth", "model")
+OUTCOMES = ("true", "camera", "pressed", "confirmed", "wrong")
+DEFAULT_HOLD = {"duck": 5, "grey": 5, "bruce": 5, "ducky": 6, "sitting": 8}
+"""Frames the table stays still after each change in each game's script (at 15 frames/s)."""
+MIN_HOLD = 3
+"""The stability tracker settles a change on 3 agreeing frames (of a window of 5): a script
+holding the table still for fewer would test a faster table than the tracker is meant for."""
+
+
+class ReplayUnavailable(ValueError):
+    """The asked game, mode or player count cannot be replayed; the message says what can."""
+
+
+@dataclass
+class GameReplay:
+    """One replayed game against its truth, the same fields for every game kind."""
+
+    game: str
+    mode: str
+    seed: int
+    players: int
+    true_events: int
+    camera_right: int = 0  # applied by the camera alone, and right
+    pressed: int = 0  # entered by button or phone, as the table convention says (no camera event)
+    confirmed: int = 0  # the camera held it back or missed it: a person confirmed or entered it
+    wrong_applied: int = 0  # the camera applied an event the true log does not have
+    exact: bool = False  # final scores as in the truth and nothing wrong applied
+    frames: int = 0
+    cells_read: int = 0
+    cells_right: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    by_type: dict[str, dict[str, int]] = field(default_factory=dict)
+    first_problem: str = ""
+    events_shown: int = -1  # true events the frames shown reach (less when cut by max_frames)
+    pressed_shown: int = -1  # of those, pressed ones
+    camera_in_video: int = 0  # camera_right when the frames ran out, before a person entered the rest
+    hand_in_video: int = 0  # confirmed, likewise
+    pending_episodes: int = 0  # times the camera held an event back for a person
+
+    def __post_init__(self) -> None:
+        if self.events_shown < 0:
+            self.events_shown = self.true_events
+        if self.pressed_shown < 0:
+            self.pressed_shown = self.pressed
+
+    @property
+    def visible_shown(self) -> int:
+        """True events the camera could have applied in the frames shown: those the script had
+        made by the last frame, or, where more reached the engine by then (events that follow
+        from the rules alone, such as a forced draw), those."""
+        shown = self.events_shown - self.pressed_shown
+        return max(shown, self.camera_in_video + self.hand_in_video) if self.cut else shown
+
+    @property
+    def cut(self) -> bool:
+        """Whether the video stopped before the game ended (``max_frames``)."""
+        return self.events_shown < self.true_events
+
+    @property
+    def camera_shown(self) -> int:
+        """Events the camera applied alone while the frames lasted (all of them for a whole
+        game, where a person's late entries may let it apply a few more)."""
+        return self.camera_in_video if self.cut else self.camera_right
+
+    def line(self) -> dict[str, Any]:
+        """The game's JSON line."""
+        out = asdict(self)
+        out["seconds"] = {k: round(v, 3) for k, v in self.seconds.items()}
+        if not self.first_problem:
+            del out["first_problem"]
+        return out
+
+
+def player_range(game: str) -> tuple[int, int]:
+    g = make_game(game)
+    return g.min_players, g.max_players
+
+
+def check(game: str, mode: str, players: int | None) -> None:
+    """Raise :class:`ReplayUnavailable` unless ``game`` can be replayed so."""
+    if game not in GAMES:
+        raise ReplayUnavailable(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    if mode not in MODES:
+        raise ReplayUnavailable(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if mode == "model" and game in ("ducky", "sitting"):
+        raise ReplayUnavailable(
+            f"{game} has no model mode: its board is read by the board reader (no card classifier) "
+            "in --mode truth, and its card piles are not rendered; use --mode truth or --mode oracle")
+    low, high = player_range(game)
+    if players is not None and not low <= players <= high:
+        raise ReplayUnavailable(f"{game} is for {low} to {high} players, not {players}")
+
+
+def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | None = None,
+                misread: float = 0.02, hold: int | None = None, max_frames: int | None = None,
+                frames_dir: str | None = None, snapshots_dir: str | None = None) -> GameReplay:
+    """One bot game of ``game`` replayed in ``mode`` (see the module docstring). ``players``
+    None: 3 for the card games, chosen by the seed for the board games. ``hold`` None: the
+    game's own (:data:`DEFAULT_HOLD`). ``misread`` applies in oracle mode and to the board
+    games' card piles. ``frames_dir`` keeps the rendered frames as JPEGs; ``snapshots_dir``
+    (DUCK only) keeps the camera's reads for the next run."""
+    check(game, mode, players)
+    held = DEFAULT_HOLD[game] if hold is None else hold
+    if held < MIN_HOLD:
+        raise ReplayUnavailable(f"--hold must be at least {MIN_HOLD} frames (the tracker needs "
+                                f"{MIN_HOLD} agreeing frames to settle a change), not {held}")
+    if snapshots_dir is not None and game != "duck":
+        raise ReplayUnavailable("keeping the camera's reads (--snapshots) works for duck only so far")
+    if frames_dir is not None and (game in ("ducky", "sitting") or mode == "oracle"):
+        raise ReplayUnavailable("frames are written only by the card games' truth and model modes")
+    start = time.perf_counter()
+    if game in ("ducky", "sitting"):
+        result = _board_game(game, seed, mode, players, misread, hold, max_frames)
+    else:
+        result = _card_game(game, seed, mode, 3 if players is None else players, misread, held,
+                            max_frames, frames_dir, snapshots_dir)
+    result.seconds["game"] = time.perf_counter() - start
+    if max_frames is not None and mode != "oracle":
+        result.events_shown, result.pressed_shown = _shown(game, seed, result.players, hold, max_frames)
+    return result
+
+
+def _shown(game: str, seed: int, players: int, hold: int | None, frames: int) -> tuple[int, int]:
+    """How many true events (and of them, button presses) happen in the first ``frames`` frames
+    of the game's script: what a video cut there can show."""
+    import random
+
+    if game in ("ducky", "sitting"):
+        from . import boards
+
+        shots = boards.script_for(boards.bot_game(game, seed, players), seed, hold=hold)
+        return shots[min(frames, len(shots)) - 1].event_index, 0
+    held = DEFAULT_HOLD[game] if hold is None else hold
+    if game == "duck":
+        from . import table_video
+
+        duck = table_video.bot_game("duck", seed, players)
+        duck_shots = table_video.script_for(duck, seed, hold=held)
+        return duck_shots[min(frames, len(duck_shots)) - 1].event_index, 0
+    if game == "grey":
+        from . import table_video_grey
+
+        grey, happenings = table_video_grey.grey_bot_game(seed, players)
+        script = table_video_grey.grey_script(grey, happenings, random.Random(seed), hold=held)
+    else:
+        from . import table_video_bruce
+
+        bruce = table_video_bruce.bruce_bot_game(seed, players)
+        script = table_video_bruce.bruce_script(bruce, random.Random(seed), hold=held)
+    shown = script.shots[min(frames, len(script.shots)) - 1].event_index
+    return shown, sum(p.index < shown for p in script.presses)
+
+
+def _card_game(game: str, seed: int, mode: str, players: int, misread: float, hold: int,
+               max_frames: int | None, frames_dir: str | None, snapshots_dir: str | None) -> GameReplay:
+    from . import table_video, table_video_bruce, table_video_grey
+
+    labels = "model" if mode == "model" else "truth"
+    if game == "duck":
+        if mode == "oracle":
+            duck = table_video.oracle_replay(seed, players=players, misread=misread, hold=hold)
+        else:
+            duck = table_video.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
+                                             frames_dir=frames_dir, snapshots_dir=snapshots_dir, hold=hold)
+        return GameReplay(
+            game, mode, seed, players, duck.true_events, duck.camera_right, 0, duck.confirmed,
+            duck.wrong_applied, duck.exact_scores, duck.frames, duck.cells_read, duck.cells_right,
+            dict(duck.seconds), _outcomes(duck.by_type), duck.first_problem,
+            camera_in_video=duck.camera_in_video, hand_in_video=duck.hand_in_video,
+            pending_episodes=duck.pending_episodes)
+    module = table_video_grey if game == "grey" else table_video_bruce
+    if mode == "oracle":
+        script = module.oracle_replay(seed, players=players, misread=misread, hold=hold)
+    else:
+        script = module.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
+                                      frames_dir=frames_dir, hold=hold)
+    return GameReplay(
+        game, mode, seed, players, script.true_events, script.camera_right, script.pressed,
+        script.confirmed, script.wrong_applied, script.exact_scores, script.frames, script.cells_read,
+        script.cells_right, dict(script.seconds),
+        _outcomes({k: t.to_json() for k, t in script.by_type.items()}), script.first_problem,
+        camera_in_video=script.camera_in_video, hand_in_video=script.hand_in_video,
+        pending_episodes=script.pending_episodes)
+
+
+def _board_game(game: str, seed: int, mode: str, players: int | None, misread: float,
+                hold: int | None, max_frames: int | None) -> GameReplay:
+    from . import boards
+
+    if mode == "oracle":
+        board = boards.oracle_follow(game, seed, misread=misread, players=players, hold=hold)
+    else:
+        board = boards.camera_follow(game, seed, misread=misread, players=players, hold=hold,
+                                     max_frames=max_frames)
+    n = players if players is not None else boards.default_players(game, seed)
+    return GameReplay(
+        game, mode, seed, n, board.true_events, board.camera_right, 0, board.confirmed,
+        board.wrong_applied, board.exact, board.frames, board.cells_read, board.cells_right,
+        dict(board.seconds), _outcomes(board.by_type), board.first_problem,
+        camera_in_video=board.camera_in_video, hand_in_video=board.hand_in_video,
+        pending_episodes=board.pending_episodes)
+
+
+def _outcomes(by_type: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    return {kind: {name: int(counts.get(name, 0)) for name in OUTCOMES}
+            for kind, counts in sorted(by_type.items())}
+
+
+# ---- many games ---------------------------------------------------------------------------------
+
+def _replay_kwargs(kwargs: dict[str, Any]) -> GameReplay:
+    return replay_game(**kwargs)
+
+
+def run_games(game: str, mode: str, seeds: Sequence[int], *, jobs: int = 1,
+              **options: Any) -> Iterator[GameReplay]:
+    """Replay one game per seed (in seed order), over ``jobs`` processes when above 1. A game
+    that stops on an engine refusal is yielded with ``first_problem`` saying so."""
+    check(game, mode, options.get("players"))
+    calls = [{"game": game, "seed": seed, "mode": mode, **options} for seed in seeds]
+    for k, call in enumerate(calls):  # frames are written for the first game only
+        if k:
+            call["frames_dir"] = None
+    if jobs <= 1:
+        for call in calls:
+            yield _guarded(call)
+        return
+    # fresh processes, not forks: a fork of a process running OpenCV or onnxruntime threads
+    # can hang on a lock one of those threads held
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn, initializer=_one_thread_each) as pool:
+        yield from pool.map(_guarded, calls)
+
+
+def _one_thread_each() -> None:
+    """Processes share the cores: OpenCV's own threads in each would only fight over them."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
+def _guarded(call: dict[str, Any]) -> GameReplay:
+    try:
+        return _replay_kwargs(call)
+    except RuntimeError as exc:  # a true event refused by the engine: the game stopped there
+        players = call.get("players") or 0
+        return GameReplay(call["game"], call["mode"], call["seed"], players, 0,
+                          first_problem=f"stopped: {exc}")
+
+
+def summarise(runs: Iterable[GameReplay], wall_s: float) -> dict[str, Any]:
+    """The figures over many games (the same for every game kind)."""
+    runs = list(runs)
+    by_type: dict[str, dict[str, int]] = {}
+    for run in runs:
+        for kind, counts in run.by_type.items():
+            total = by_type.setdefault(kind, dict.fromkeys(OUTCOMES, 0))
+            for name, value in counts.items():
+                total[name] += value
+    games = len(runs)
+    true_events = sum(r.true_events for r in runs)
+    pressed = sum(r.pressed for r in runs)
+    visible_shown = sum(r.visible_shown for r in runs)
+    frames = sum(r.frames for r in runs)
+    follow_s = sum(r.seconds.get("follow", 0.0) for r in runs)
+    follow_ms = 1000 * follow_s / max(1, frames)
+    game_s = [r.seconds.get("game", 0.0) for r in runs]
+    return {
+        "game": runs[0].game if runs else None,
+        "mode": runs[0].mode if runs else None,
+        "games": games,
+        "exact_scores": sum(r.exact for r in runs),
+        "exact_rate": round(sum(r.exact for r in runs) / max(1, games), 4),
+        "true_events": true_events,
+        "camera_right": sum(r.camera_right for r in runs),
+        "pressed": pressed,
+        "events_in_frames_shown": sum(r.events_shown for r in runs),
+        "camera_could_apply": visible_shown,
+        "camera_right_in_frames_shown": sum(r.camera_shown for r in runs),
+        "event_accuracy_camera_alone": round(sum(r.camera_shown for r in runs) / max(1, visible_shown), 4),
+        "entered_by_hand": sum(r.confirmed for r in runs),
+        "pending_episodes": sum(r.pending_episodes for r in runs),
+        "wrong_applied": sum(r.wrong_applied for r in runs),
+        "games_with_wrong_events": sum(r.wrong_applied > 0 for r in runs),
+        "zone_read_accuracy": round(sum(r.cells_right for r in runs) / max(1, sum(r.cells_read for r in runs)), 4),
+        "frames": frames,
+        "tracker_ms_per_frame": round(follow_ms, 3),
+        "seconds_per_game": round(sum(game_s) / max(1, games), 2),
+        "wall_s": round(wall_s, 1),
+        "per_event": {
+            kind: {**counts, "camera_rate": round(counts["camera"] / max(1, counts["true"] - counts["pressed"]), 4)}
+            for kind, counts in sorted(by_type.items())
+        },
+        "problems": [f"seed {r.seed}: {r.first_problem}" for r in runs if r.first_problem][:5],
+    }
+
+
+def format_game(run: GameReplay) -> str:
+    """One game's line for people."""
+    visible = run.true_events - run.pressed
+    text = (f"{run.game} game {run.seed} ({run.players}p, {run.mode}): "
+            f"{'exact' if run.exact else 'DIFFERENT'} scores, {run.camera_right}/{visible} events by camera, "
+            f"{run.pressed} pressed, {run.confirmed} entered by hand, {run.wrong_applied} wrong, "
+            f"{run.seconds.get('game', 0.0):.1f} s")
+    return text + (f" ({run.first_problem})" if run.first_problem else "")
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The summary for people: the headline figures, then one line per event type."""
+    s = summary
+    lines = [
+        f"{s['game']} {s['mode']}: {s['exact_scores']}/{s['games']} games with the exact scores "
+        f"({s['exact_rate']:.1%}), {s['wrong_applied']} wrong events applied "
+        f"(in {s['games_with_wrong_events']} games)",
+        f"  events by camera alone {s['camera_right_in_frames_shown']}/{s['camera_could_apply']} "
+        f"({s['event_accuracy_camera_alone']:.1%}), entered by hand {s['entered_by_hand']}, "
+        f"pressed (buttons) {s['pressed']}; the camera held an event back {s['pending_episodes']} times",
+        f"  zone reads right {s['zone_read_accuracy']:.2%}; tracker and inference "
+        f"{s['tracker_ms_per_frame']:.2f} ms/frame over {s['frames']} frames; "
+        f"{s['seconds_per_game']:.1f} s per game, wall {s['wall_s']:.1f} s",
+    ]
+    if s["events_in_frames_shown"] < s["true_events"]:
+        lines.append(f"  videos cut short: {s['events_in_frames_shown']} of {s['true_events']} true events "
+                     "happened in the frames shown (the camera's share counts those); a person "
+                     "entered the rest, and the lines below count whole games")
+    for kind, c in s["per_event"].items():
+        if c["true"] == c["pressed"]:
+            lines.append(f"  {kind:14s} {c['true']:5d} true, all pressed (buttons or phone)")
+            continue
+        lines.append(f"  {kind:14s} {c['true']:5d} true, camera {c['camera']:5d} ({c['camera_rate']:.1%} of "
+                     f"{c['true'] - c['pressed']}), hand {c['confirmed']}, pressed {c['pressed']}, wrong {c['wrong']}")
+    lines += [f"  problem: {p}" for p in s["problems"]]
+    return "\n".join(lines)
+
