@@ -35,6 +35,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--game", default="duck", choices=GAMES_WITH_LAYOUT)
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--table", default="default", help="name of this table's calibration (default: default)")
+    p.add_argument("--empty-table", action="store_true",
+                   help="the picture shows the empty table: keep it to judge hands and a moved camera against")
     p.add_argument("--corners", help="no markers: the table area's corners in the photo, clockwise "
                                      "from top left, as x1,y1,x2,y2,x3,y3,x4,y4")
     p.set_defaults(func=cmd_calibrate)
@@ -102,29 +104,16 @@ def calibration_file(data_dir: str | None, table: str) -> Path:
 
 
 def table_layout(game: str, players: int) -> Any:
-    """The zones of ``game``'s table for ``players``: the card games' seats and middle, or the
-    board of Ducky Ducky (its default river) or Sitting Ducks (the line; players do not matter)."""
+    """The zones of ``game``'s table for ``players``, as the camera reader uses them: the card
+    games' seats and middle; Ducky Ducky's board (its default river) with each seat's piles and
+    gifts beside it; the Sitting Ducks line with its played pile."""
     from ducktable.rules import make_game
+    from ducktable.vision.table_views import game_layout
 
     g = make_game(game)
-    if game in ("duck", "grey", "bruce") and not g.min_players <= players <= g.max_players:
+    if not g.min_players <= players <= g.max_players:
         raise UserError(f"{game} is for {g.min_players} to {g.max_players} players, not {players}")
-    if game == "duck":
-        from ducktable.vision.layout import duck_layout
-
-        return duck_layout(players)
-    if game == "grey":
-        from ducktable.vision.table_video_grey import grey_layout
-
-        return grey_layout(players)
-    if game == "bruce":
-        from ducktable.vision.table_video_bruce import bruce_layout
-
-        return bruce_layout(players)
-    from ducktable.rules.ducky_board import resolve_layout
-    from ducktable.vision.boards import LineBoard, RiverBoard
-
-    return RiverBoard.of(resolve_layout(None)).layout() if game == "ducky" else LineBoard().layout()
+    return game_layout(game, players, {})
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -154,6 +143,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     how = (f"markers {list(cal.markers_used)}, mean error {cal.error_px:.2f} px" if cal.markers_used
            else "corners by hand")
     print(f"calibrated table {args.table!r} ({how}); saved {target}")
+    if args.empty_table:
+        from ducktable.vision.reader import empty_table_path
+
+        empty = empty_table_path(target)
+        if not cv2.imwrite(str(empty), frame):
+            raise UserError(f"could not write {empty}; check that the data folder is writable")
+        print(f"kept the picture as the empty table ({empty}): hands and a moved camera are judged against it")
     return 0
 
 

@@ -67,6 +67,22 @@ def test_calibrate_saves_a_layout_for_every_game(game, picture, tmp_path, capsys
     assert saved.homography is not None and len(saved.zones) > 5
 
 
+def test_calibrate_saves_the_zones_the_camera_reader_uses(tmp_path, capsys):
+    """Ducky Ducky's calibration holds each seat's piles and gifts beside the board (the
+    reader needs them), and --empty-table keeps the picture to judge hands against."""
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), boards.board_photo("river", 11).image)
+    argv = ["--data-dir", str(tmp_path), "calibrate", str(photo), "--game", "ducky", "--players", "3",
+            "--empty-table"]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    saved = TableLayout.load(tmp_path / "calibration" / "default.json")
+    names = {z.name for z in saved.zones}
+    assert {"seat0.pile0", "seat2.gifts"} <= names and "seat3.pile0" not in names
+    kept = cv2.imread(str(tmp_path / "calibration" / "default-empty.png"))
+    assert kept is not None and kept.shape == cv2.imread(str(photo)).shape
+    assert "empty table" in capsys.readouterr().out
+
+
 def test_calibrate_refuses_a_player_count_the_game_does_not_have(tmp_path, capsys):
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), TableRenderer("grey", grey_layout(3), 3).empty_table())
