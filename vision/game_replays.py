@@ -193,25 +193,15 @@ def _card_game(game: str, seed: int, mode: str, players: int, misread: float, ho
         else:
             duck = table_video.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
                                              frames_dir=frames_dir, snapshots_dir=snapshots_dir, hold=hold)
-        return GameReplay(
-            game, mode, seed, players, duck.true_events, duck.camera_right, 0, duck.confirmed,
-            duck.wrong_applied, duck.exact_scores, duck.frames, duck.cells_read, duck.cells_right,
-            dict(duck.seconds), _outcomes(duck.by_type), duck.first_problem,
-            camera_in_video=duck.camera_in_video, hand_in_video=duck.hand_in_video,
-            pending_episodes=duck.pending_episodes)
+        return _replay(game, mode, seed, players, duck, pressed=0, exact=duck.exact_scores, by_type=duck.by_type)
     module = table_video_grey if game == "grey" else table_video_bruce
     if mode == "oracle":
         script = module.oracle_replay(seed, players=players, misread=misread, hold=hold)
     else:
         script = module.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
                                       frames_dir=frames_dir, hold=hold)
-    return GameReplay(
-        game, mode, seed, players, script.true_events, script.camera_right, script.pressed,
-        script.confirmed, script.wrong_applied, script.exact_scores, script.frames, script.cells_read,
-        script.cells_right, dict(script.seconds),
-        _outcomes({k: t.to_json() for k, t in script.by_type.items()}), script.first_problem,
-        camera_in_video=script.camera_in_video, hand_in_video=script.hand_in_video,
-        pending_episodes=script.pending_episodes)
+    return _replay(game, mode, seed, players, script, pressed=script.pressed, exact=script.exact_scores,
+                   by_type={k: t.to_json() for k, t in script.by_type.items()})
 
 
 def _board_game(game: str, seed: int, mode: str, players: int | None, misread: float,
@@ -224,12 +214,18 @@ def _board_game(game: str, seed: int, mode: str, players: int | None, misread: f
         board = boards.camera_follow(game, seed, misread=misread, players=players, hold=hold,
                                      max_frames=max_frames)
     n = players if players is not None else boards.default_players(game, seed)
+    return _replay(game, mode, seed, n, board, pressed=0, exact=board.exact, by_type=board.by_type)
+
+
+def _replay(game: str, mode: str, seed: int, players: int, result: Any, *, pressed: int, exact: bool,
+            by_type: dict[str, dict[str, int]]) -> GameReplay:
+    """One game's figures from the result of any game's replay (they share these fields)."""
     return GameReplay(
-        game, mode, seed, n, board.true_events, board.camera_right, 0, board.confirmed,
-        board.wrong_applied, board.exact, board.frames, board.cells_read, board.cells_right,
-        dict(board.seconds), _outcomes(board.by_type), board.first_problem,
-        camera_in_video=board.camera_in_video, hand_in_video=board.hand_in_video,
-        pending_episodes=board.pending_episodes)
+        game, mode, seed, players, result.true_events, result.camera_right, pressed, result.confirmed,
+        result.wrong_applied, exact, result.frames, result.cells_read, result.cells_right,
+        dict(result.seconds), _outcomes(by_type), result.first_problem,
+        camera_in_video=result.camera_in_video, hand_in_video=result.hand_in_video,
+        pending_episodes=result.pending_episodes)
 
 
 def _outcomes(by_type: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
