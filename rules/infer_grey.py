@@ -59,6 +59,12 @@ ZONE_KINDS = (TRICK, GREY)
 RACE_HOLD_MS = 1500
 """How long a play or a grey may wait while a rival spot is still settling (GREY-G1)."""
 
+PLAY_STEADY_READS = 4
+"""Reads since the hand left that must all show a play's number of cards before it is applied:
+one more than the tracker needs to settle, because the detector can miss a card of a flock
+for the first frames after the hand leaves (rendered games: three of three yellow-1s read as
+two for three frames), and the play's size is the event."""
+
 Labels = tuple[str, ...]
 
 
@@ -305,6 +311,8 @@ class GreyInferrer(Inferrer):
                          "not yet taken back")
             inference = self._inference(table, Event("play", mover, {"cards": list(_key(sight.labels))}),
                                         [sight.zone], sight.ts, f"{state.players[mover]} laid cards", doubt)
+            if inference.certain and not table.steady(sight.zone, PLAY_STEADY_READS):
+                return None  # a card of the play may still be missed right after the hand left
             greys = [grey_zone(s) for s in range(state.num_players) if state.counts[s] > 0]
             if inference.certain and self._unclear_before(state, table, greys, sight):
                 return None  # a grey laid first may still be under a hand

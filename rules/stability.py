@@ -197,6 +197,16 @@ class StabilityTracker:
                 return min(r.ts, fallback)
         return fallback
 
+    def steady(self, name: str, reads: int) -> bool:
+        """Whether the last ``reads`` reads of the zone since a hand was last over it all name
+        as many cards as it settled on. Right after a hand leaves, a card it laid may still be
+        missed for a frame or three (half under another, caught in glare) and three agreeing
+        reads settle the rest; cards do not go on appearing once several more reads agree."""
+        covered = self._covered_ts.get(name, -1)
+        count = len(self.labels(name))
+        since = [r for r in self._kept.get(name, ()) if r.ts > covered][-reads:]
+        return len(since) >= reads and all(len(r.labels) == count for r in since)
+
     def settled(self, name: str) -> SettledZone:
         """The zone's agreed content (empty if never settled)."""
         return self._settled.get(name, EMPTY)

@@ -296,6 +296,25 @@ def test_unrecognised_card_is_held_not_applied():
     assert "could not be recognised" in table.pending_why()
 
 
+def test_GREY_T1_flock_missing_a_card_right_after_the_hand_left_is_not_applied_short():
+    """Issue 5 (rendered game, seed 0): the detector missed the third of three yellow-1s for
+    the three frames right after the hand left; those three agreeing reads settled a 2-card
+    play, which was applied. A play waits until more reads since the hand agree on its size."""
+    table = Table()
+    assert table.lay(2, hidden=("seat2.trick",), s2_trick=["yellow-1"] * 3) == []
+    applied = table.lay(3, s2_trick=["yellow-1"] * 2)  # the third card not yet seen
+    assert [e.type for e in applied] == ["deal"]  # who leads is right whatever the count
+    applied = table.lay(6, s2_trick=["yellow-1"] * 3)
+    assert brief(applied) == [("play", 2, {"cards": ["yellow-1"] * 3})]
+
+
+def test_GREY_T1_settled_play_is_applied_once_four_reads_since_the_hand_agree():
+    table = Table()
+    table.lay(2, hidden=("seat2.trick",), s2_trick=["yellow-1"] * 2)
+    assert [e.type for e in table.lay(3)] == ["deal"]  # three reads settle the spot
+    assert brief(table.lay(1)) == [("play", 2, {"cards": ["yellow-1"] * 2})]  # the fourth, the play
+
+
 def test_rules_refusal_is_held_with_the_reason():
     """GREY-T1: two different ranks are no form; the camera never applies it."""
     table = led_five()
