@@ -525,7 +525,12 @@ def _hand(frame: np.ndarray, mask: np.ndarray, target: tuple[float, float], rng:
     tx, ty = target
     sx, sy = min([(tx, -60.0), (tx, h + 60.0), (-60.0, ty), (w + 60.0, ty)],
                  key=lambda e: math.hypot(e[0] - tx, e[1] - ty))
-    skin = tuple(float(c) * rng.uniform(0.9, 1.1) for c in SKIN[int(rng.integers(len(SKIN)))])
+    # a brightness and a slight cast (half the spread of the brightness), so that skin stays
+    # red above green above blue as real skin does
+    tone = SKIN[int(rng.integers(len(SKIN)))]
+    spread = rng.uniform(0.9, 1.1, 3)
+    spread = spread.mean() + (spread - spread.mean()) / 2
+    skin = tuple(float(c) * f for c, f in zip(tone, spread, strict=True))
     palm = (int(tx + rng.normal(0, 6)), int(ty + rng.normal(0, 6)))
     arm = int(rng.uniform(50, 70))
     axes = (int(rng.uniform(42, 55)), int(rng.uniform(36, 46)))
@@ -570,6 +575,15 @@ def _rect(w: float, h: float, dy: float = 0.0) -> np.ndarray:
     return np.stack([xx.ravel(), yy.ravel() + int(dy)], axis=1)
 
 
+MAT_PERCENTILE = 10.0
+"""The least red tenth of the mat points is taken to be bare mat (a hand may cover the rest)."""
+MAT_REDNESS = 0.13
+"""How much redder against blue (log red/blue) than that a mat point may be and still count as
+bare mat; the palest skin is about 0.25 redder than the mat under the same light."""
+MAT_POINTS_NEEDED = 12
+"""Fewer bare mat points than this cannot fix a quadratic light; then every point is fitted."""
+
+
 class _TableView:
     """A frame seen from above: the calibrated table area, its light and colour cast undone by
     a known plain surface (the board's mat), as float32 Lab."""
@@ -593,18 +607,27 @@ class _TableView:
     @staticmethod
     def _light(flat: np.ndarray, points: np.ndarray) -> np.ndarray:
         """The light falling on the table: a smooth surface (quadratic per channel) fitted to the
-        mat's colour at known points, refitted once without the points a hand or a card hides."""
+        mat's colour at known points, refitted once without the points a hand or a card hides.
+        Only points about as little red against blue as the least red ones are fitted at all:
+        light, shadow and the camera's colour cast move every point alike, and skin is far
+        redder against blue than the mat, so many hands over the board cannot pass for its light."""
         small = cv2.blur(flat, (9, 9))
         xs, ys = points[:, 0], points[:, 1]
         values = small[ys, xs]
         u, v = xs / TABLE_W - 0.5, ys / TABLE_H - 0.5
         basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
-        keep = np.ones(len(points), bool)
+        redness = np.log(np.maximum(values[:, 2], 1.0) / np.maximum(values[:, 0], 1.0))
+        plain = redness <= float(np.percentile(redness, MAT_PERCENTILE)) + MAT_REDNESS
+        if plain.sum() < MAT_POINTS_NEEDED:
+            plain = np.ones(len(points), bool)
+        keep = plain
         for _ in range(2):
             coef, *_ = np.linalg.lstsq(basis[keep], values[keep], rcond=None)
             fit = basis @ coef
             error = np.abs(values - fit).sum(axis=1)
-            keep = error < max(12.0, 2.5 * float(np.median(error[keep])))
+            keep = plain & (error < max(12.0, 2.5 * float(np.median(error[keep]))))
+            if keep.sum() < MAT_POINTS_NEEDED:
+                keep = plain
         yy, xx = np.mgrid[0:TABLE_H:8, 0:TABLE_W:8].astype(np.float32)
         uu, vv = xx / TABLE_W - 0.5, yy / TABLE_H - 0.5
         grid = np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv], axis=-1) @ coef
@@ -967,6 +990,15 @@ class BoardShot:
     covered: frozenset[str]
     ts: int
     event_index: int  # how many true events have happened by this frame
+    hands: tuple[tuple[str, ...], ...] | None = None
+    """Where hands are: each over the middle of the zones it names; None: one over every
+    covered zone. A hand sliding the river lies across two pads at once."""
+
+    def hand_zones(self) -> tuple[tuple[str, ...], ...]:
+        """The zones each hand is drawn over (see ``hands``)."""
+        if self.hands is not None:
+            return self.hands
+        return tuple((name,) for name in sorted(self.covered))
 
     def contents(self) -> dict[str, Labels]:
         return dict(self.zones)
@@ -984,10 +1016,10 @@ class _Script:
         self.shots: list[BoardShot] = []
         self.event_index = 0
 
-    def _shot(self, covered: Iterable[str]) -> None:
+    def _shot(self, covered: Iterable[str], hands: tuple[tuple[str, ...], ...] | None = None) -> None:
         view = tuple((name, self.contents[name]) for name in self.names)
         self.shots.append(BoardShot(view, frozenset(covered), round(len(self.shots) * FRAME_MS),
-                                    self.event_index))
+                                    self.event_index, hands))
 
     def settle(self) -> None:
         for _ in range(self.hold):
@@ -995,12 +1027,22 @@ class _Script:
             self._shot(stray)
 
     def change(self, contents: Mapping[str, Labels], only: Iterable[str] | None = None,
-               touch: Iterable[str] = ()) -> None:
+               touch: Iterable[str] = (), along: Sequence[Sequence[str]] = ()) -> None:
         """Lay ``contents`` (all zones, or ``only`` those) with a hand over what changes and
-        over ``touch`` (a card laid on an equal one changes nothing the camera can see)."""
+        over ``touch`` (a card laid on an equal one changes nothing the camera can see).
+        ``along``: stretches of zones in a row (a river's pads); when more than
+        ``SWEEP_FROM`` of them change, one or two hands slide along them instead (see
+        :meth:`sweep`), after the other zones are laid."""
         names = self.names if only is None else list(only)
         reach = sorted({n for n in names if self.contents[n] != contents[n]} | set(touch))
         if not reach:
+            return
+        in_row = {n for stretch in along for n in stretch}
+        if len(in_row.intersection(reach)) > SWEEP_FROM:
+            rest = [n for n in reach if n not in in_row]
+            if rest:
+                self.change(contents, only=rest)
+            self.sweep(contents, along)
             return
         for _ in range(self.cover):
             self._shot(reach)
@@ -1010,6 +1052,34 @@ class _Script:
             self._shot(reach)
         self.settle()
 
+    def sweep(self, contents: Mapping[str, Labels], along: Sequence[Sequence[str]]) -> None:
+        """Change the zones ``along`` the way a person slides a river: one or two hands move
+        along it, each lying across two neighbouring pads a frame, and every pad changes while
+        a hand is over it (never all pads at once under a hand each)."""
+        stops = [tuple(stretch[k:k + 2]) for stretch in along for k in range(0, len(stretch), 2)
+                 if any(self.contents[n] != contents[n] for n in stretch)]
+        if not stops:
+            return
+        if self.rng.random() < 0.5:
+            stops.reverse()
+        paths = [stops]
+        if self.rng.random() < 0.5 and len(stops) > 1:  # two hands, one on each half
+            half = (len(stops) + 1) // 2
+            paths = [stops[:half], stops[half:]]
+        for k in range(max(len(path) for path in paths)):
+            hands = tuple(path[min(k, len(path) - 1)] for path in paths)
+            for names in hands:
+                for name in names:
+                    self.contents[name] = contents[name]
+            self._shot({n for names in hands for n in names}, hands)
+        for _ in range(max(1, self.cover // 2)):  # the hands leave the last pads
+            self._shot({n for names in hands for n in names}, hands)
+        self.settle()
+
+
+SWEEP_FROM = 3
+"""More river zones than this changing at once are slid along by hand, not laid one by one."""
+
 
 def ducky_script(state: DuckyState, events: Sequence[Event], rng: random.Random, *, hold: int = 6,
                  cover: int = 2, stray: float = 0.03, pawn_first: float = 0.7,
@@ -1017,6 +1087,7 @@ def ducky_script(state: DuckyState, events: Sequence[Event], rng: random.Random,
     """The frames of a Ducky Ducky game played by the convention of
     :mod:`ducktable.rules.infer_ducky`; ``state`` is a fresh full-information state."""
     script = _Script(infer_ducky.expected_zones(state), rng, hold=hold, cover=cover, stray=stray)
+    river = _river_stretches(state.layout.cells)
     script.settle()
     for event in events:
         now = dict(script.contents)
@@ -1029,10 +1100,18 @@ def ducky_script(state: DuckyState, events: Sequence[Event], rng: random.Random,
             _duck_on_full_card(state, event, script)
         state.apply_or_raise(event)
         script.event_index += 1
-        script.change(infer_ducky.expected_zones(state))
+        script.change(infer_ducky.expected_zones(state), along=river)
         if event.type == "pass":
             script.settle()
     return script.shots
+
+
+def _river_stretches(cells: int) -> list[list[str]]:
+    """The river's zones in rows a hand can slide along (see :class:`RiverBoard`): the spare
+    pad, the top row and the bottom row."""
+    top = (cells + 1) // 2
+    return [[infer_ducky.SPARE_ZONE], [infer_ducky.river_zone(c) for c in range(top)],
+            [infer_ducky.river_zone(c) for c in range(top, cells)]]
 
 
 def _duck_on_full_card(state: DuckyState, event: Event, script: _Script) -> None:
@@ -1425,8 +1504,8 @@ def format_game_bench(result: Mapping[str, Any]) -> str:
 def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
                      misread: float = 0.02, seconds: dict[str, float] | None = None) -> Iterator[TableSnapshot]:
     """Snapshots whose board zones (river and logs, or the line) are read from rendered frames by
-    the board reader (a fixed camera calibrated from its markers, hands drawn over the zones a
-    script frame covers, fresh noise every frame); the other zones (piles, gifts, the played
+    the board reader (a fixed camera calibrated from its markers, hands drawn where a script
+    frame puts them, fresh noise every frame); the other zones (piles, gifts, the played
     pile: the card reader's work) come from the script as :func:`oracle_snapshots` gives them."""
     rng = np.random.default_rng([seed, 0xCA3E])
     homography = random_view(rng)
@@ -1459,7 +1538,8 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
     others = oracle_snapshots(shots, misread=misread, seed=seed)
     for index, (shot, oracle) in enumerate(zip(shots, others, strict=True)):
         zones = shot.contents()
-        hands = [layout.zone(z).centre for z in sorted(shot.covered) if z in board_zones]
+        hands = [_middle([layout.zone(z).centre for z in names]) for names in shot.hand_zones()
+                 if all(z in board_zones for z in names)]
         t0 = time.perf_counter()
         image, _ = photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
                               seen=view_for(zones))
@@ -1471,6 +1551,10 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
         merged = {name: read for name, read in oracle.zones.items() if name not in board_zones}
         merged.update(reads)
         yield TableSnapshot(shot.ts, merged, index)
+
+
+def _middle(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    return (sum(x for x, _ in points) / len(points), sum(y for _, y in points) / len(points))
 
 
 def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int | None = None,

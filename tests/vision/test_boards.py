@@ -149,3 +149,41 @@ def test_game_bench_reports_results_per_game():
     result = boards.run_game_bench(1, seed=5, out=out)
     assert set(result) >= {"ducky", "sitting"} and result["ducky"]["exact"] == 1
     assert "wrong events applied 0" in out.getvalue()
+
+
+@pytest.mark.parametrize("seed", [900, 903])
+def test_river_cells_under_many_hands_are_read_as_covered_not_as_content(seed):
+    """Hands over most of the board must not pass for the mat's light: what they cover reads
+    covered (or right), what they leave bare still reads right."""
+    photo = boards.board_photo("river", seed, hands=30)
+    reads = read(photo, "river")
+    assert len(photo.covered) > 15
+    for zone, truth in photo.truth.items():
+        if zone in photo.covered:
+            assert reads[zone].occluded or reads[zone].labels == truth, (zone, reads[zone])
+        else:
+            assert reads[zone].labels == truth, (zone, reads[zone])
+
+
+def test_DUCKY_T1_a_flowing_river_is_slid_by_one_or_two_hands_pad_by_pad():
+    """A pawn's move makes the river flow: the script shows one or two hands sliding along it
+    over several frames, each across at most two pads, never a hand on every pad at once."""
+    true = boards.bot_game("ducky", 1)
+    shots = boards.script_for(true, 1)
+    river = [s for s in shots if s.hands is not None]
+    moves = sum(e.type == "move" for e in true.events)
+    assert len(river) >= 3 * moves
+    for shot in river:
+        assert 1 <= len(shot.hands) <= 2 and all(len(zones) <= 2 for zones in shot.hands)
+    for shot in shots:
+        pads = [z for zones in shot.hand_zones() for z in zones if z.startswith("river.")]
+        assert len(pads) <= 2 * boards.SWEEP_FROM
+
+
+def test_pads_under_a_sliding_hand_are_read_as_covered():
+    true = boards.bot_game("ducky", 1)
+    shots = [s for s in boards.script_for(true, 1) if s.hands is not None][:24]
+    for snapshot, shot in zip(boards.camera_snapshots(true, shots, 1, misread=0.0), shots, strict=True):
+        for zones in shot.hand_zones():
+            for zone in zones:
+                assert snapshot.zone(zone).occluded, (shot.ts, zone, snapshot.zone(zone))

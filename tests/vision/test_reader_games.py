@@ -405,8 +405,7 @@ def test_DUCKY_S1_T1_T5_setup_takes_and_fish_read_from_the_board_and_the_piles(t
     """The seats' piles are read with the board: the camera's set-up holds every seat's two
     visible cards (DUCKY-S1), and the fallen duck taken and the ducks fished onto cards (a
     token on a card's slot, DUCKY-T4/T5) come from the piles. A person confirms the camera's
-    guesses that are right (set-up and moves wait for one: the board reader sees no hand over
-    some pads when dozens change at once); nothing is entered by hand, and nothing is false."""
+    guesses that are right when it asks; nothing is entered by hand, and nothing is false."""
     clip = ducky_clip()
     table = new_table(clip, tmp_path)
     confirmed: list[int] = []
@@ -418,12 +417,12 @@ def test_DUCKY_S1_T1_T5_setup_takes_and_fish_read_from_the_board_and_the_piles(t
             assert table.submit(pending.event)  # web/camera.py records the guess as it is
             confirmed.append(k)
 
-    for _ in table.run(range(70), person):
+    for _ in table.run(range(100), person):  # a river flow is slid by hand over several frames
         pass
     table.assert_true(6)
     assert [e.type for e in table.log[:6]] == ["setup", "move", "take", "fish", "fish", "move"]
     assert sorted(confirmed + table.camera) == list(range(len(table.log)))  # nothing entered by hand
-    assert 0 in confirmed and table.log[0].data["visible"] == clip.truth[0].data["visible"]
+    assert table.log[0].data["visible"] == clip.truth[0].data["visible"]
     assert {table.log[k].type for k in table.camera} >= {"fish"}
     assert all(e.source == "camera" for e in table.log)
     assert table.reader.problem is None and table.reader.skipped == 0
