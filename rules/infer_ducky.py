@@ -118,6 +118,11 @@ def _has_duck(labels: Labels) -> bool:
     return any(label.startswith(DUCK) for label in labels)
 
 
+FLOW_SETTLE_MS = 500
+"""How long after the last hand over the river a pattern that is not yet the flowed one is
+taken as it is: while a hand slides the pads along (DUCKY-T2), the river is half flowed."""
+
+
 class DuckyInferrer(Inferrer):
     """Proposes the next Ducky Ducky event from the board and the piles (no memory needed:
     every event leaves its mark on the table). A change no hand was seen making is not sure."""
@@ -224,6 +229,8 @@ class DuckyInferrer(Inferrer):
         if read == state.pad_colour or None in read:
             return None  # the river has not flowed yet, or its pads are being pushed on
         flowed = [state.spare_colour, *state.pad_colour[:-1]]
+        if read != flowed and any(table.covered_since(river_zone(c), table.last_ts - FLOW_SETTLE_MS) for c in cells):
+            return None  # a hand is still sliding the river along: judge it once the hands are gone
         doubt = "" if read == flowed else (
             f"{state.players[seat]}'s pawn moved to log {log}, but the pads do not show the river "
             "flowing by one cell")

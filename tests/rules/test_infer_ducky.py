@@ -136,9 +136,30 @@ def test_DUCKY_T2_a_river_that_did_not_flow_by_one_cell_is_held_for_a_person():
     table.lay({log_zone(0): (), log_zone(1): (pawn_label(0),)})
     wrong = flowed()
     wrong[river_zone(5)] = pad_labels("green", True)  # a pad misread, or laid wrongly
-    assert table.lay(wrong) == []
+    assert table.lay(wrong, frames=4) == [] and table.follower.pending is None  # hands just left
+    table.lay({}, frames=6)  # no hand over the river for more than FLOW_SETTLE_MS: judged as it is
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "move" and "flowing" in pending.why
+
+
+def test_DUCKY_T2_a_river_half_slid_under_a_hand_waits_without_asking_anyone():
+    """A hand slides the pads along cell by cell; the half-flowed river it leaves behind is not
+    a wrong flow to ask a person about, only one not finished yet."""
+    table = set_up()
+    table.lay({log_zone(0): (), log_zone(1): (pawn_label(0),)})
+    after = flowed()
+    for done in (*range(0, 20, 3), 20):  # the hand is over the next three cells, then the spare
+        ahead = [river_zone(c) for c in range(done, min(done + 3, 20))] or [SPARE_ZONE]
+        for c in range(done):
+            table.zones[river_zone(c)] = list(after[river_zone(c)])
+        for _ in range(3):
+            assert table._frame(ahead) == [] and table.follower.pending is None
+    table.zones[SPARE_ZONE] = list(after[SPARE_ZONE])
+    applied = []
+    for _ in range(8):
+        applied += table._frame()
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("move", 0, {"log": 1})]
+    assert table.follower.pending is None
 
 
 def test_DUCKY_T3_the_fallen_duck_is_taken_onto_the_card_that_shows_it():

@@ -417,7 +417,7 @@ def test_DUCKY_S1_T1_T5_setup_takes_and_fish_read_from_the_board_and_the_piles(t
             assert table.submit(pending.event)  # web/camera.py records the guess as it is
             confirmed.append(k)
 
-    for _ in table.run(range(100), person):  # a river flow is slid by hand over several frames
+    for _ in table.run(range(130), person):  # a river flow is slid by hand over several frames
         pass
     table.assert_true(6)
     assert [e.type for e in table.log[:6]] == ["setup", "move", "take", "fish", "fish", "move"]
