@@ -584,6 +584,14 @@ MAT_POINTS_NEEDED = 12
 """Fewer bare mat points than this cannot fix a quadratic light; then every point is fitted."""
 
 
+def skin_mask(hsv: np.ndarray) -> np.ndarray:
+    """Where a hand is (an HSV picture in, booleans out): warm, moderately saturated pixels
+    (glare makes skin paler and redder) in broad blobs only, so thin warm strokes on cards
+    (borders, rings, a beak's rim) are not a hand."""
+    warm = ((hsv[..., 0] <= 19) & (hsv[..., 1] >= 45) & (hsv[..., 1] <= 165) & (hsv[..., 2] >= 50))
+    return cv2.morphologyEx(warm.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
+
+
 class _TableView:
     """A frame seen from above: the calibrated table area, its light and colour cast undone by
     a known plain surface (the board's mat), as float32 Lab."""
@@ -598,10 +606,7 @@ class _TableView:
         plain = np.clip(self.bgr, 0, 255).astype(np.uint8)
         self.lab = cv2.cvtColor(plain, cv2.COLOR_BGR2LAB).astype(np.float32)
         hsv = cv2.cvtColor(plain, cv2.COLOR_BGR2HSV)
-        # skin: warm, moderately saturated (glare makes it paler and redder); only broad blobs
-        # count, so thin warm strokes on cards (borders, rings, a beak's rim) are not a hand
-        warm = ((hsv[..., 0] <= 19) & (hsv[..., 1] >= 45) & (hsv[..., 1] <= 165) & (hsv[..., 2] >= 50))
-        self.skin = cv2.morphologyEx(warm.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8)) > 0
+        self.skin = skin_mask(hsv)
         self.red = (((hsv[..., 0] <= 8) | (hsv[..., 0] >= 170)) & (hsv[..., 1] >= 90))
 
     @staticmethod

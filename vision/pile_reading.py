@@ -21,7 +21,7 @@ from ducktable.rules.ducky import CARD_SLOTS
 from ducktable.rules.infer_ducky import DUCK, GIFT
 from ducktable.rules.snapshot import CardRead, ZoneRead
 
-from .boards import DUCK_COLOURS
+from .boards import DUCK_COLOURS, skin_mask
 from .detect import DetectorSettings, detect_cards
 from .layout import TableLayout
 from .table_views import Classify
@@ -84,9 +84,7 @@ class CardZones:
         """Zones with a hand over them or near: skin-coloured blobs (thin warm strokes of card
         art are no hand), as the board readers see hands (the light on a board table changes
         too much for a comparison with the empty table)."""
-        hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
-        warm = ((hsv[..., 0] <= 19) & (hsv[..., 1] >= 45) & (hsv[..., 1] <= 165) & (hsv[..., 2] >= 50))
-        skin = cv2.morphologyEx(warm.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+        skin = skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV))
         return {name for name, (ys, xs) in self._areas.items() if len(ys) and skin[ys, xs].mean() > COVER_SKIN}
 
     def read(self, frame: np.ndarray) -> dict[str, Any]:

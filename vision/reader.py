@@ -346,10 +346,3 @@ def make_table_reader(camera: Any, data_dir: str | Path, *, classifier: Any = No
         classifier=classifier,
         drift_every=int(getattr(camera, "drift_every", DRIFT_EVERY) or DRIFT_EVERY),
     )
-
-
-def ms_per_frame(reader: CameraTableReader) -> dict[str, float]:
-    """Where the reader's time went, per frame read (for benchmarks and logs)."""
-    n = max(1, reader.frames - reader.skipped)
-    return {k: round(v * 1000 / n, 2) for k, v in reader.seconds.items()}
-
