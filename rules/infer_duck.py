@@ -124,11 +124,15 @@ class DuckInferrer(Inferrer):
     def _remember_shown(self, state: DuckState, table: StabilityTracker) -> None:
         """Keep what each seat lays out before it reaches their pile (a play may be shown
         while the previous player's draw is still being worked out). Cards shown before the
-        seat's last play are that play's (a follower catching up walks such moments again)."""
+        seat's last play are that play's (a follower catching up walks such moments again). A
+        pile top misread as another card while the cards are shown does not hide them."""
         for s, seat in enumerate(state.seats):
             shown = self._shown(table, s)
             fresh_show = table.settled(seat_zone(s, REVEAL)).first_seen_ts > self._played_at.get(s, -1)
-            if shown and fresh_show and self._top(table, s) == (seat.pile[-1] if seat.pile else None):
+            top = self._top(table, s)
+            # the shown cards are not on the pile yet: its top is the old one, or (misread) at
+            # least none of them
+            if shown and fresh_show and (top == (seat.pile[-1] if seat.pile else None) or top not in shown):
                 self._staged[s] = shown
                 self._staged_ts[s] = table.settled(seat_zone(s, REVEAL)).settled_ts
 
@@ -263,12 +267,17 @@ class DuckInferrer(Inferrer):
         if look_alike:
             return self._look_alike_draw(state, table, look_alike, zones, neighbours)
         doubt = ""
+        new_top = self._top(table, following)
         if unseen:
             doubt = (f"the next player's cards appeared in {unseen[0]} with no hand seen there, "
                      "so they may be a misread")
         elif pile_changed and not shows and nxt.pile:
             doubt = ("the next player's pile changed without cards shown first: the mover may "
                      "have taken its top before the next player laid a card on it")
+        elif pile_changed and new_top is not None and new_top not in self._shown(table, following) \
+                and new_top not in self._staged.get(following, ()):
+            doubt = (f"seat {following + 1}'s pile shows {new_top}, which neither a take from it nor "
+                     "a card they showed explains: it may be misread")
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
         return self._inference(table, Event("draw", t, {"source": "deck"}), zones,

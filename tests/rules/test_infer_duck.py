@@ -381,3 +381,40 @@ def test_DUCK_A5_reveal_read_unsurely_waits_for_a_person():
     assert "below the 0.80 a scored reveal needs" in pending.why
     table.lay(s2_reveal=ONES, frames=6)  # read surely again: scored
     assert table.state.phase == "deal"
+
+
+def test_DUCK_A4_a_take_whose_uncovered_card_is_misread_is_not_a_deck_draw():
+    """Seat 1 takes blue-5 from seat 2's pile and the yellow-5 beneath is read as yellow-8,
+    every frame; seat 2 then shows its next card. Nothing explains a yellow-8 on that pile, so
+    the draw waits for a person instead of becoming a draw from the deck (rendered frames,
+    model labels, DUCK seed 5)."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["yellow-5", "blue-5"])  # seat 1 drew from the deck
+    stack(table, 2, "blue-5")
+    for seat, card in ((0, "red-2"), (1, "red-4")):
+        table.lay_zones({f"s{seat}_reveal": [card]})
+        stack(table, seat, card)
+    assert table.state.phase == "draw" and table.state.turn == 1
+    assert table.lay(s2_discard=["yellow-8"]) == []  # the take, misread
+    assert table.lay(s2_reveal=["yellow-7"]) == []  # seat 2 starts its turn
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "draw"
+    assert "seat 3's pile shows yellow-8, which neither a take" in pending.why
+
+
+def test_DUCK_A3_cards_shown_while_the_pile_top_is_misread_still_make_the_play():
+    """Seat 1 lays red-4 and blue-4 out and from then on its pile's red-6 is read as red-8
+    (the light changed with the new cards); when the two go onto the pile, the play is both
+    cards, not blue-4 alone (rendered frames, model labels, DUCK seed 7)."""
+    table = dealt()
+    table.lay(s1_discard=["red-6"])
+    table.lay(s2_reveal=["red-1"])  # seat 1 drew from the deck
+    stack(table, 2, "red-1")
+    table.lay(s0_reveal=["red-2"])  # seat 2 drew from the deck
+    stack(table, 0, "red-2")
+    table.lay(s2_discard=[])  # seat 0 takes red-1 from its right
+    assert table.kinds()[-1] == ("draw", 0, {"source": "right"})
+    table.lay(s1_reveal=["red-4", "blue-4"], s1_discard=["red-8"])
+    stack(table, 1, "blue-4")
+    assert table.kinds()[-1] == ("play", 1, {"cards": ["red-4", "blue-4"]})
