@@ -264,8 +264,11 @@ class DuckInferrer(Inferrer):
             return None  # a hand was just over a neighbour's pile: wait to see whether it took
         zones = [seat_zone(following, REVEAL), seat_zone(following, DISCARD)]
         unseen = [z for z in zones if not table.settled(z).handled]
+        # what says the next player started must itself be read well: a thing in their reveal
+        # area that is no card of the game (an arm's edge, read as unknown) starts nothing
+        evidence = [z for z, seen in zip(zones, (shows, pile_changed), strict=True) if seen]
         if look_alike:
-            return self._look_alike_draw(state, table, look_alike, zones, neighbours)
+            return self._look_alike_draw(state, table, look_alike, zones, neighbours + evidence)
         doubt = ""
         new_top = self._top(table, following)
         if unseen:
@@ -281,10 +284,10 @@ class DuckInferrer(Inferrer):
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
         return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
-                               "the next player started and no pile top was taken", doubt, neighbours)
+                               "the next player started and no pile top was taken", doubt, neighbours + evidence)
 
     def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
-                         zones: list[str], neighbours: list[str]) -> Inference:
+                         zones: list[str], read: list[str]) -> Inference:
         """A neighbour's pile with two equal cards on top looks the same after a take, so the
         hand decides: which of that pile and the draw pile did a hand reach over after the play?"""
         t = state.turn
@@ -297,13 +300,13 @@ class DuckInferrer(Inferrer):
         if len(reached) == 1 and not deck_reached:
             return self._inference(table, Event("draw", t, {"source": reached[0]}), zones,
                                    f"a hand reached over the {reached[0]} pile, whose top looks the same after a take",
-                                   read=neighbours)
+                                   read=read)
         doubt = (f"the {' and '.join(look_alike)} pile has two equal cards on top, so a draw from it "
                  "cannot be told from a draw from the deck")
         if not reached and deck_reached and state.draw_count > 0:
             doubt = ""
         return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
-                               "a hand reached over the draw pile only", doubt, neighbours)
+                               "a hand reached over the draw pile only", doubt, read)
 
     def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         hands: list[list[str]] = []

@@ -418,3 +418,15 @@ def test_DUCK_A3_cards_shown_while_the_pile_top_is_misread_still_make_the_play()
     table.lay(s1_reveal=["red-4", "blue-4"], s1_discard=["red-8"])
     stack(table, 1, "blue-4")
     assert table.kinds()[-1] == ("play", 1, {"cards": ["red-4", "blue-4"]})
+
+
+def test_DUCK_A4_something_unrecognised_in_the_next_reveal_area_starts_no_deck_draw():
+    """A thing read as unknown in the next player's reveal area (an arm's edge) is no sign
+    that they started: the deck draw waits for a person (rendered frames, model labels, DUCK
+    seed 4: the mover had really taken from a neighbour, a moment later)."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    assert table.lay(s2_reveal=[UNKNOWN]) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"source": "deck"}
+    assert "could not be recognised" in pending.why
