@@ -21,6 +21,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.snapshot import CardRead, ZoneRead, middle_zone, seat_zone
 
 LAYOUT_FORMAT_VERSION = 1
@@ -31,6 +32,9 @@ CARD_H = CARD_W * 1.5
 SLOT_W, SLOT_H = CARD_W + 8.0, CARD_H + 8.0
 MARKER_SIZE = 40.0
 MARKER_IDS = (0, 1, 2, 3)
+MERGED_AREA = 1.7
+"""A card found this many times larger than a card (on the table plane) is two touching cards
+the detector took for one: it is read as unknown, never as one card of the pair."""
 
 
 class LayoutError(ValueError):
@@ -244,7 +248,9 @@ def zone_reads(layout: TableLayout, cards: Sequence[SeenCard],
 
     Labels lose their game prefix (``duck/yellow-5`` -> ``yellow-5``). A pile keeps one card,
     the most confident (the top of a stack; an edge of the card under it is not a card). Cards
-    outside every zone are ignored. Zones named in ``occluded`` are reported as covered.
+    outside every zone are ignored. Zones named in ``occluded`` are reported as covered. A
+    "card" larger than ``MERGED_AREA`` cards is read as unknown (Grey Duck's pair of sevens laid
+    edge to edge must not become a single seven).
     """
     covered = set(occluded)
     found: dict[str, list[tuple[tuple[int, float], CardRead]]] = {z.name: [] for z in layout.zones}
@@ -254,7 +260,10 @@ def zone_reads(layout: TableLayout, cards: Sequence[SeenCard],
         if zone is None or zone.name in covered:
             continue
         label = card.label.split("/", 1)[1] if "/" in card.label else card.label
-        read = CardRead(label, card.confidence, (float(centre[0]), float(centre[1])))
+        confidence = card.confidence
+        if _table_area(layout, card.quad) > MERGED_AREA * CARD_W * CARD_H:
+            label, confidence = UNKNOWN, 0.0
+        read = CardRead(label, confidence, (float(centre[0]), float(centre[1])))
         found[zone.name].append((zone.reading_key(centre), read))
     out: dict[str, ZoneRead] = {}
     for zone in layout.zones:
@@ -266,6 +275,10 @@ def zone_reads(layout: TableLayout, cards: Sequence[SeenCard],
             items = [max(items, key=lambda kv: kv[1].confidence)]
         out[zone.name] = ZoneRead(tuple(read for _, read in items))
     return out
+
+
+def _table_area(layout: TableLayout, quad: np.ndarray) -> float:
+    return float(abs(cv2.contourArea(layout.to_table(quad).astype(np.float32))))
 
 
 def zone_polygon(layout: TableLayout, zone: Zone) -> np.ndarray:
@@ -291,8 +304,10 @@ class CoverWatch:
       it (a pale palm on light wood, whose arm or sleeve was seen).
       Any zone a hand touches is covered, even by a fingertip (it spoils a card's read);
     - *colour*: a changed patch inside a zone that no found card explains (a hand whose arm was
-      not seen, a card the detector missed) covers the zone when it fills ``fraction`` of it.
-      That is the safe mistake: the zone's frame is skipped instead of being read as empty.
+      not seen, a card the detector missed) covers the zone when it fills ``fraction`` of it,
+      or ``slot_fraction`` of one of its slots (one card the detector missed in a long spread:
+      a pair of sevens read as a single seven). That is the safe mistake: the zone's frame is
+      skipped instead of being read with a card missing.
 
     The empty table slowly follows light changes (glare, a lamp switched on) wherever no hand,
     card or colour change is seen.
@@ -308,7 +323,7 @@ class CoverWatch:
 
     def __init__(self, layout: TableLayout, empty_table: np.ndarray, *, threshold: float = 10.0,
                  light: float = 25.0, fraction: float = 0.08, touch: float = 0.01,
-                 follow: float = 0.05, tint: float = 5.0) -> None:
+                 follow: float = 0.05, tint: float = 5.0, slot_fraction: float = 0.3) -> None:
         self.layout = layout
         self.threshold = threshold  # colour distance (Lab a, b) that counts as changed
         self.tint = tint  # a smaller colour distance that may outline a hand (see _hands)
@@ -316,6 +331,7 @@ class CoverWatch:
         self.fraction = fraction
         self.touch = touch
         self.follow = follow
+        self.slot_fraction = slot_fraction
         self.reference = self._lab(empty_table)
         h, w = self.reference.shape[:2]
         self.masks: dict[str, np.ndarray] = {}
@@ -324,9 +340,22 @@ class CoverWatch:
             poly = zone_polygon(layout, zone) * self.SCALE
             cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
             self.masks[zone.name] = mask.astype(bool)
+        self.slot_masks: dict[str, list[np.ndarray]] = {
+            zone.name: [self._slot_mask(zone, centre, (h, w)) for centre in zone.slot_centres()]
+            for zone in layout.zones if zone.kind == "spread" and zone.cols * zone.rows > 1}
         self._previous = self.reference[..., 0].copy()
         self.hand_mask = np.zeros((h, w), bool)
         """Where the last frame showed a hand or arm (at ``SCALE``), for drawing and checks."""
+
+    def _slot_mask(self, zone: Zone, centre: tuple[float, float], shape: tuple[int, int]) -> np.ndarray:
+        """One slot of a spread (a card's place) at ``SCALE``."""
+        sw, sh = zone.w / zone.cols / 2, zone.h / zone.rows / 2
+        x, y = centre
+        corners = np.array([[x - sw, y - sh], [x + sw, y - sh], [x + sw, y + sh], [x - sw, y + sh]])
+        mask = np.zeros(shape, np.uint8)
+        poly = self.layout.to_frame(corners).astype(np.float32) * self.SCALE
+        cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
+        return mask.astype(bool)
 
     def _lab(self, frame: np.ndarray) -> np.ndarray:
         small = cv2.resize(frame, None, fx=self.SCALE, fy=self.SCALE, interpolation=cv2.INTER_AREA)
@@ -361,8 +390,9 @@ class CoverWatch:
         for name, mask in self.masks.items():
             if not mask.any():
                 continue
-            share = near_hand[mask].mean()
-            if share > self.touch or odd_colour[mask].mean() > self.fraction:
+            unexplained_slot = any(slot.any() and odd_colour[slot].mean() > self.slot_fraction
+                                   for slot in self.slot_masks.get(name, ()))
+            if near_hand[mask].mean() > self.touch or odd_colour[mask].mean() > self.fraction or unexplained_slot:
                 found.add(name)
         free = ~near_hand & ~cards & ~odd_colour
         self.reference[free] += self.follow * (lab[free] - self.reference[free])

@@ -52,6 +52,18 @@ def test_a_pile_keeps_only_its_most_confident_card():
     assert reads["seat1.discard"].labels == ("red-1",)
 
 
+def test_two_touching_cards_found_as_one_are_read_as_unknown():
+    """The detector may take two identical cards laid edge to edge for one card twice as
+    wide; that read must not name one card (Grey Duck: a pair of sevens is not a single seven)."""
+    layout = identity_layout()
+    one = card_at(layout, "seat0.reveal", 0, "duck/red-7")
+    x0, y0 = one.quad[0]
+    pair = np.array([[x0, y0], [x0 + 2 * 68 + 4, y0], [x0 + 2 * 68 + 4, y0 + 102], [x0, y0 + 102]], np.float32)
+    reads = zone_reads(layout, [SeenCard(pair, "duck/red-7", 0.97), card_at(layout, "seat1.reveal", 0, "duck/red-7")])
+    assert reads["seat0.reveal"].labels == ("unknown",) and reads["seat0.reveal"].confidence == 0.0
+    assert reads["seat1.reveal"].labels == ("red-7",)  # a card of the usual size is read as it is
+
+
 def test_layout_file_errors_are_explained(tmp_path):
     with pytest.raises(LayoutError, match="ducktable calibrate"):
         TableLayout.load(tmp_path / "missing.json")
@@ -81,6 +93,28 @@ def test_cover_watch_flags_a_hand_but_not_cards_it_was_told_about():
 def table_of(colour, seed=1):
     rng = np.random.default_rng(seed)
     return np.clip(rng.normal(colour, 3, (720, 1280, 3)), 0, 255).astype(np.uint8)
+
+
+def test_cover_watch_skips_a_spread_where_one_slot_holds_a_card_the_detector_missed():
+    """Two cards side by side in Grey Duck's ten-slot trick spread, one of them not found: the
+    zone is skipped for this frame, not read as holding one card (rendered Grey Duck seed 0: a
+    pair of sevens read as a single seven). What shows of one card is too little of the whole
+    zone to tell."""
+    from ducktable.vision.layout import CARD_H, CARD_W
+    from ducktable.vision.table_video_grey import grey_layout
+
+    layout = grey_layout(3).with_homography(np.eye(3))
+    empty = table_of((150, 110, 200))  # pink cloth
+    watch = CoverWatch(layout, empty)
+    frame = empty.copy()
+    quads = []
+    for x, y in layout.zone("seat0.trick").slot_centres()[:2]:
+        # white card; its lower part in the table's own colour (lying on a stripe of it, say)
+        frame[int(y - CARD_H / 2):int(y + 0.1 * CARD_H), int(x - CARD_W / 2):int(x + CARD_W / 2)] = (235, 235, 235)
+        quads.append(np.array([[x - CARD_W / 2, y - CARD_H / 2], [x + CARD_W / 2, y - CARD_H / 2],
+                               [x + CARD_W / 2, y + CARD_H / 2], [x - CARD_W / 2, y + CARD_H / 2]], np.float32))
+    assert watch.covered(frame, quads) == set()
+    assert watch.covered(frame, quads[:1]) == {"seat0.trick"}
 
 
 def test_cover_watch_flags_every_zone_a_drawn_hand_touches_and_no_far_zone():
