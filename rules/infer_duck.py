@@ -243,7 +243,8 @@ class DuckInferrer(Inferrer):
         following = state.left(t)
         nxt = state.seats[following]
         shows = bool(self._shown(table, following))
-        pile_changed = self._top(table, following) != (nxt.pile[-1] if nxt.pile else None)
+        next_top = self._top(table, following)
+        pile_changed = next_top != (nxt.pile[-1] if nxt.pile else None)
         if len(taken) == 1:
             source, neighbour = taken[0]
             late = shows or following in self._staged or (pile_changed and neighbour != following)
@@ -270,16 +271,15 @@ class DuckInferrer(Inferrer):
         if look_alike:
             return self._look_alike_draw(state, table, look_alike, zones, neighbours + evidence)
         doubt = ""
-        new_top = self._top(table, following)
         if unseen:
             doubt = (f"the next player's cards appeared in {unseen[0]} with no hand seen there, "
                      "so they may be a misread")
         elif pile_changed and not shows and nxt.pile:
             doubt = ("the next player's pile changed without cards shown first: the mover may "
                      "have taken its top before the next player laid a card on it")
-        elif pile_changed and new_top is not None and new_top not in self._shown(table, following) \
-                and new_top not in self._staged.get(following, ()):
-            doubt = (f"seat {following + 1}'s pile shows {new_top}, which neither a take from it nor "
+        elif pile_changed and next_top is not None and next_top not in self._shown(table, following) \
+                and next_top not in self._staged.get(following, ()):
+            doubt = (f"seat {following + 1}'s pile shows {next_top}, which neither a take from it nor "
                      "a card they showed explains: it may be misread")
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"

@@ -157,12 +157,7 @@ class GreyInferrer(Inferrer):
         if change is None or event.ts is None:
             return event
         zone, cards = change
-        seen: int | None = None
-        if table.labels(zone) and _key(table.labels(zone)) == _key(cards):
-            seen = table.settled(zone).first_seen_ts
-        appeared = self._appeared.get(zone)
-        if appeared is not None and _key(appeared[0]) == _key(cards):
-            seen = appeared[1] if seen is None else min(seen, appeared[1])
+        seen = self._first_seen(table, zone, cards)
         last = _last_ts(state)
         if seen is None or seen >= event.ts or (last is not None and seen <= last):
             return event  # not seen, or seen at a time the log cannot have it
@@ -344,11 +339,19 @@ class GreyInferrer(Inferrer):
                 or closure.window.grey != sight.labels[-1] or last.type != "play"
                 or (last.seat, last.ts) != (closure.seat, closure.ts)):
             return False
-        zone, cards = trick_zone(closure.seat), _key(closure.cards)
-        seen = [ts for labels, ts in (self._appeared.get(zone, ((), 0)),) if _key(labels) == cards]
-        if table.labels(zone) and _key(table.labels(zone)) == cards:
-            seen.append(table.settled(zone).first_seen_ts)
-        return bool(seen) and min(seen) <= sight.ts
+        seen = self._first_seen(table, trick_zone(closure.seat), closure.cards)
+        return seen is not None and seen <= sight.ts
+
+    def _first_seen(self, table: StabilityTracker, zone: str, cards: Iterable[str]) -> int | None:
+        """When the camera first saw exactly ``cards`` in ``zone`` (now, or as last noted
+        there), or None if it did not."""
+        wanted, times = _key(cards), []
+        if table.labels(zone) and _key(table.labels(zone)) == wanted:
+            times.append(table.settled(zone).first_seen_ts)
+        appeared = self._appeared.get(zone)
+        if appeared is not None and _key(appeared[0]) == wanted:
+            times.append(appeared[1])
+        return min(times, default=None)
 
     def _unclear_before(self, state: GreyDuckState, table: StabilityTracker, rivals: list[str],
                         sight: _Sight) -> bool:

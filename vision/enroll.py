@@ -295,4 +295,3 @@ def _next_frame(stream: Iterator[np.ndarray], labels: Sequence[str],
         raise EnrolmentError(f"the camera stopped before every card was shown; still "
                              f"missing: {', '.join(missing)}")
     return frame
-

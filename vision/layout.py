@@ -281,9 +281,11 @@ def _table_area(layout: TableLayout, quad: np.ndarray) -> float:
     return float(abs(cv2.contourArea(layout.to_table(quad).astype(np.float32))))
 
 
-def zone_polygon(layout: TableLayout, zone: Zone) -> np.ndarray:
-    """The zone's outline in frame pixels (for drawing and for occlusion masks)."""
-    return layout.to_frame(zone.corners()).astype(np.float32)
+def _slot_corners(zone: Zone, centre: tuple[float, float]) -> np.ndarray:
+    """One slot of a spread (a card's place), table units."""
+    sw, sh = zone.w / zone.cols / 2, zone.h / zone.rows / 2
+    x, y = centre
+    return np.array([[x - sw, y - sh], [x + sw, y - sh], [x + sw, y + sh], [x - sw, y + sh]])
 
 
 
@@ -334,26 +336,19 @@ class CoverWatch:
         self.slot_fraction = slot_fraction
         self.reference = self._lab(empty_table)
         h, w = self.reference.shape[:2]
-        self.masks: dict[str, np.ndarray] = {}
-        for zone in layout.zones:
-            mask = np.zeros((h, w), np.uint8)
-            poly = zone_polygon(layout, zone) * self.SCALE
-            cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
-            self.masks[zone.name] = mask.astype(bool)
+        self.masks = {zone.name: self._mask(zone.corners(), (h, w)) for zone in layout.zones}
         self.slot_masks: dict[str, list[np.ndarray]] = {
-            zone.name: [self._slot_mask(zone, centre, (h, w)) for centre in zone.slot_centres()]
+            zone.name: [m for m in (self._mask(_slot_corners(zone, centre), (h, w)) for centre in zone.slot_centres())
+                        if m.any()]
             for zone in layout.zones if zone.kind == "spread" and zone.cols * zone.rows > 1}
         self._previous = self.reference[..., 0].copy()
         self.hand_mask = np.zeros((h, w), bool)
         """Where the last frame showed a hand or arm (at ``SCALE``), for drawing and checks."""
 
-    def _slot_mask(self, zone: Zone, centre: tuple[float, float], shape: tuple[int, int]) -> np.ndarray:
-        """One slot of a spread (a card's place) at ``SCALE``."""
-        sw, sh = zone.w / zone.cols / 2, zone.h / zone.rows / 2
-        x, y = centre
-        corners = np.array([[x - sw, y - sh], [x + sw, y - sh], [x + sw, y + sh], [x - sw, y + sh]])
+    def _mask(self, table_corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+        """Where a rectangle of the table plane lies in the frame, at ``SCALE``."""
         mask = np.zeros(shape, np.uint8)
-        poly = self.layout.to_frame(corners).astype(np.float32) * self.SCALE
+        poly = self.layout.to_frame(table_corners).astype(np.float32) * self.SCALE
         cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
         return mask.astype(bool)
 
@@ -390,7 +385,7 @@ class CoverWatch:
         for name, mask in self.masks.items():
             if not mask.any():
                 continue
-            unexplained_slot = any(slot.any() and odd_colour[slot].mean() > self.slot_fraction
+            unexplained_slot = any(odd_colour[slot].mean() > self.slot_fraction
                                    for slot in self.slot_masks.get(name, ()))
             if near_hand[mask].mean() > self.touch or odd_colour[mask].mean() > self.fraction or unexplained_slot:
                 found.add(name)

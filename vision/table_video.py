@@ -539,7 +539,7 @@ class ReplayResult:
     cells_read: int = 0
     cells_right: int = 0
     first_problem: str = ""
-    camera_in_video: int = -1  # camera_right when the frames ran out (before a person entered the rest)
+    camera_in_video: int = 0  # camera_right when the frames ran out (before a person entered the rest)
     hand_in_video: int = 0  # confirmed, likewise
     by_type: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per true event type: ``true``, ``camera`` (applied alone, right), ``confirmed`` (by a
@@ -575,6 +575,7 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
         result.tally(event.type, "true")
     stuck = waited = 0
     was_pending = False
+    ok = True
 
     def check_new(start: int) -> bool:
         for k in range(start, len(follower.log)):
@@ -605,7 +606,8 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
         t0 = time.perf_counter()
         step = follower.feed(snapshot)
         result.seconds["follow"] = result.seconds.get("follow", 0.0) + time.perf_counter() - t0
-        if not check_new(before):
+        ok = check_new(before)
+        if not ok:
             break
         result.pending_episodes += step.pending is not None and not was_pending
         was_pending = step.pending is not None
@@ -617,17 +619,16 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
             _confirm(follower, truth, result)
             stuck = waited = 0
             was_pending = follower.pending is not None
-            if not check_new(before):
+            ok = check_new(before)
+            if not ok:
                 break
-    else:  # the video is over: a person enters whatever the camera did not settle
-        result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
+    result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
+    if ok:  # the video is over: a person enters whatever the camera did not settle
         while not state.is_over() and len(follower.log) < len(truth):
             before = len(follower.log)
             _confirm(follower, truth, result, camera_on=False)
             if not check_new(before):
                 break
-    if result.camera_in_video < 0:
-        result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
     result.exact_scores = result.seen_scores == game.scores and not result.wrong_applied
     return result
