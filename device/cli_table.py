@@ -64,7 +64,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--write-frames", metavar="DIR",
                    help="card games, truth/model modes: also write the first game's frames as JPEGs here")
     p.add_argument("--snapshots", metavar="DIR",
-                   help="duck truth/model modes: keep each game's camera reads here and reuse them next "
+                   help="card games, truth/model modes: keep each game's camera reads here and reuse them next "
                         "time (inference changes then replay in seconds); delete DIR after changing the "
                         "renderer, detector or cover watch")
     p.add_argument("--json", action="store_true", help="print one JSON line per game and a summary line")

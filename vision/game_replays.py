@@ -135,8 +135,9 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
     if held < MIN_HOLD:
         raise ReplayUnavailable(f"--hold must be at least {MIN_HOLD} frames (the tracker needs "
                                 f"{MIN_HOLD} agreeing frames to settle a change), not {held}")
-    if snapshots_dir is not None and game != "duck":
-        raise ReplayUnavailable("keeping the camera's reads (--snapshots) works for duck only so far")
+    if snapshots_dir is not None and game in ("ducky", "sitting"):
+        raise ReplayUnavailable("keeping the camera's reads (--snapshots) works for the card games (duck, grey, "
+                                "bruce); the board games' reads are quick to take again")
     if frames_dir is not None and (game in ("ducky", "sitting") or mode == "oracle"):
         raise ReplayUnavailable("frames are written only by the card games' truth and model modes")
     start = time.perf_counter()
@@ -199,7 +200,7 @@ def _card_game(game: str, seed: int, mode: str, players: int, misread: float, ho
         script = module.oracle_replay(seed, players=players, misread=misread, hold=hold)
     else:
         script = module.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
-                                      frames_dir=frames_dir, hold=hold)
+                                      frames_dir=frames_dir, hold=hold, snapshots_dir=snapshots_dir)
     return _replay(game, mode, seed, players, script, pressed=script.pressed, exact=script.exact_scores,
                    by_type={k: t.to_json() for k, t in script.by_type.items()})
 

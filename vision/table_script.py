@@ -17,6 +17,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ducktable.rules import Event, State, make_game
@@ -25,7 +26,16 @@ from ducktable.rules.snapshot import TableSnapshot
 from ducktable.rules.stability import StabilityTracker
 
 from .layout import TableLayout
-from .table_video import FRAME_MS, BotGame, FrameReader, Shot, TableRenderer, model_classifier
+from .table_video import (
+    FRAME_MS,
+    BotGame,
+    FrameReader,
+    Shot,
+    TableRenderer,
+    model_classifier,
+    read_snapshots,
+    write_snapshots,
+)
 
 CONFIRMED = "confirmed by hand"
 ENTERED = "entered by hand"
@@ -440,7 +450,8 @@ class CameraFrames:
     ``seconds`` holds where the time went."""
 
     def __init__(self, script: TableScript, layout: TableLayout, *, seed: int, labels: str = "truth",
-                 tilt_deg: float = 4.0, max_frames: int | None = None, frames_dir: str | None = None) -> None:
+                 tilt_deg: float = 4.0, max_frames: int | None = None, frames_dir: str | None = None,
+                 cache: Path | None = None) -> None:
         self.script = script
         self.layout = layout
         self.seed = seed
@@ -448,9 +459,27 @@ class CameraFrames:
         self.tilt_deg = tilt_deg
         self.max_frames = max_frames
         self.frames_dir = frames_dir
+        self.cache = cache
         self.seconds: dict[str, float] = {}
 
     def __iter__(self) -> Iterator[TableSnapshot]:
+        """The reads of every frame; with a ``cache`` file (see :func:`.table_video.reads_cache`)
+        kept reads are used again, and new ones are all taken before the first is given (the
+        replay may stop early) and then kept."""
+        shots = self.script.shots[:self.max_frames] if self.max_frames is not None else self.script.shots
+        if self.cache is None:
+            yield from self._read(shots)
+            return
+        kept = read_snapshots(self.cache)
+        if kept is not None and len(kept) >= len(shots):
+            self.seconds["cached_reads"] = 1.0
+            yield from kept[:len(shots)]
+            return
+        snapshots = list(self._read(shots))
+        write_snapshots(self.cache, snapshots)
+        yield from snapshots
+
+    def _read(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
         import cv2
 
         from .calibrate import calibrate_from_markers
@@ -461,10 +490,7 @@ class CameraFrames:
         calibrated = calibrate_from_markers(self.layout, empty).layout
         reader = FrameReader(calibrated, empty, game, model_classifier(game) if self.labels == "model" else None)
         if self.frames_dir is not None:
-            from pathlib import Path
-
             Path(self.frames_dir).mkdir(parents=True, exist_ok=True)
-        shots = self.script.shots[:self.max_frames] if self.max_frames is not None else self.script.shots
         render_s = 0.0
         for index, shot in enumerate(shots):
             t0 = time.perf_counter()

@@ -18,11 +18,12 @@ the figures count how many events the camera got right alone, and any it got wro
 from __future__ import annotations
 
 import functools
+import json
 import math
 import random
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -672,8 +673,8 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
         shots = shots[:max_frames]
     cache = None
     if snapshots_dir is not None:
-        held = "" if hold == 5 else f"-hold{hold}"
-        cache = Path(snapshots_dir) / f"duck-{players}p-seed{seed}{held}-tilt{tilt_deg:g}-{_reads_tag(labels)}.jsonl"
+        cache = reads_cache("duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg,
+                            labels=labels)
         kept = read_snapshots(cache)
         if kept is not None and len(kept) >= len(shots):
             result = replay(game, zip(kept[:len(shots)], shots, strict=True), seed=seed)
@@ -708,6 +709,22 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
         result = replay(game, zip(frames(), shots, strict=True), seed=seed)
     result.seconds.update(reader.seconds, render=render_s)
     return result
+
+
+def reads_cache(game: str, snapshots_dir: str, *, players: int, seed: int, hold: int, tilt_deg: float,
+                labels: str, options: str = "") -> Path:
+    """Where one game's camera reads are kept: every input that changes them is in the name
+    (the renderer, detector and cover watch are not: the folder is cleared after changing them)."""
+    held = "" if hold == 5 else f"-hold{hold}"
+    opts = f"-{options}" if options else ""
+    return Path(snapshots_dir) / f"{game}-{players}p-seed{seed}{held}{opts}-tilt{tilt_deg:g}-{_reads_tag(labels)}.jsonl"
+
+
+def options_tag(options: Mapping[str, Any] | None) -> str:
+    """A short name for non-default game options, so their reads are kept apart."""
+    if not options:
+        return ""
+    return f"opts{zlib.crc32(json.dumps(options, sort_keys=True).encode()):08x}"
 
 
 def _reads_tag(labels: str) -> str:

@@ -22,7 +22,7 @@ from ducktable.rules.stability import StabilityTracker
 
 from .layout import SLOT_H, SLOT_W, TABLE_SIZE, TableLayout, Zone, corner_markers
 from .table_script import CameraFrames, ScriptResult, Stage, TableScript, replay_script
-from .table_video import BotGame, oracle_snapshots
+from .table_video import BotGame, options_tag, oracle_snapshots, reads_cache
 
 ROW_SLOTS = 10  # one duck of every colour at most, then a double duck must follow (BRUCE-T3)
 STEAL_SLOTS = 3  # a raid moves at most three cards (BRUCE-T4)
@@ -157,13 +157,17 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02,
 
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
-                  options: Mapping[str, Any] | None = None, hold: int = 5) -> ScriptResult:
+                  options: Mapping[str, Any] | None = None, hold: int = 5,
+                  snapshots_dir: str | None = None) -> ScriptResult:
     """One Bruce bot game rendered frame by frame and read back by detector (and classifier
     with ``labels="model"``), zones and tracker."""
     game = bruce_bot_game(seed, players, options)
     script = bruce_script(game, random.Random(seed), hold=hold)
+    cache = None if snapshots_dir is None else reads_cache(
+        "bruce", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
+        options=options_tag(options))
     snaps = CameraFrames(script, bruce_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
-                         max_frames=max_frames, frames_dir=frames_dir)
+                         max_frames=max_frames, frames_dir=frames_dir, cache=cache)
     result = replay_script(script, snaps, BruceInferrer(), StabilityTracker(window=5, needed=3), seed=seed)
     result.seconds.update(snaps.seconds)
     return result

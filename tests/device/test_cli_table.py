@@ -43,7 +43,7 @@ def test_replay_video_for_people_shows_the_headline_and_every_event_type(capsys)
     (["--jobs", "0"], "at least 1"),
     (["--misread", "2"], "between 0 and 1"),
     (["--max-frames", "10"], "need --mode truth or model"),
-    (["--game", "grey", "--mode", "truth", "--snapshots", "x"], "duck only"),
+    (["--game", "sitting", "--mode", "truth", "--snapshots", "x"], "card games"),
 ])
 def test_replay_video_refuses_what_it_cannot_do_with_a_clear_message(argv, words, capsys):
     assert cli.main(["replay-video", *argv]) == 2

@@ -81,14 +81,21 @@ def test_a_video_cut_short_counts_the_camera_only_on_the_events_it_shows():
     assert run.cells_read > 100 and run.cells_right / run.cells_read > 0.98  # the line, read from pixels
 
 
-def test_rendered_bruce_frames_read_back_through_detector_and_zones():
+def test_rendered_bruce_frames_read_back_through_detector_and_zones(tmp_path):
     """Calibration from the pasted markers, zones and true labels work for Bruce's layout:
     nearly every zone no hand covers reads as the script says (the detector's own accuracy
-    is measured by ``ducktable bench vision``)."""
-    run = game_replays.replay_game("bruce", 4, "truth", max_frames=40)
+    is measured by ``ducktable bench vision``). The reads are kept, and the second replay
+    follows the game from them without rendering a frame."""
+    run = game_replays.replay_game("bruce", 4, "truth", max_frames=40, snapshots_dir=str(tmp_path))
     assert run.wrong_applied == 0, run.first_problem
     assert run.cells_read > 100 and run.cells_right / run.cells_read > 0.9
     assert {"detect", "render", "follow"} <= set(run.seconds)
+    (kept,) = tmp_path.iterdir()
+    assert kept.name.startswith("bruce-3p-seed4-") and len(kept.read_text().splitlines()) == 40
+    again = game_replays.replay_game("bruce", 4, "truth", max_frames=40, snapshots_dir=str(tmp_path))
+    assert "render" not in again.seconds and "cached_reads" in again.seconds
+    assert (again.cells_right, again.camera_right, again.true_events) == (run.cells_right, run.camera_right,
+                                                                          run.true_events)
 
 
 def test_table_renderer_lays_cards_exactly_as_compose_scene_does():
