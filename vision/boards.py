@@ -13,6 +13,7 @@ table contents frame by frame, followed by :mod:`ducktable.rules.infer_ducky` /
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import random
@@ -82,6 +83,8 @@ TARGET_Y, CARD_Y = 170.0, 400.0
 UNDER_SHIFT = 0.3  # a hidden duck lies this share of a card's height above its cover
 BOTTOMS_UP_SHIFT = 0.65  # a Bottoms Up card lies this share lower than its duck
 BOARD_MARKER = 60.0
+PLAYED_CENTRE = (TABLE_W / 2, 630.0)
+"""Where Sitting Ducks' action cards are played: a pile below the middle of the line."""
 """Calibration markers for the boards: larger than the card table's (a board fills the view)."""
 
 
@@ -138,10 +141,16 @@ class LineBoard:
     card_w: float = CARD_W
     card_h: float = CARD_H
 
-    def layout(self) -> TableLayout:
+    def layout(self, *, played: bool = False) -> TableLayout:
+        """The six positions' zones; ``played``: also the played pile below the line (read by
+        the card detector and classifier, not by :class:`LineReader`)."""
         zones = [Zone(infer_sitting.line_zone(p), x - LINE_PITCH / 2, TARGET_Y - self.card_h / 2,
                       LINE_PITCH, CARD_Y - TARGET_Y + self.card_h * (1 + BOTTOMS_UP_SHIFT))
                  for p, x in zip(POSITIONS, self.xs, strict=True)]
+        if played:
+            x, y = PLAYED_CENTRE
+            zones.append(Zone(infer_sitting.PLAYED_ZONE, x - self.card_w, y - self.card_h * 0.75,
+                              self.card_w * 2, self.card_h * 1.5))
         return TableLayout("sitting-line", tuple(zones), TABLE_SIZE,
                            corner_markers(TABLE_SIZE, BOARD_MARKER), BOARD_MARKER)
 
@@ -417,9 +426,14 @@ def _card_face(label: str) -> np.ndarray:
     return render.render_card("sitting", label, width=round(CARD_W), height=round(CARD_H))
 
 
-def draw_line(content: LineContent, geometry: LineBoard, rng: np.random.Generator) -> np.ndarray:
-    """The line seen straight down, on the table plane (float32, with ``MARGIN`` around)."""
+def draw_line(content: LineContent, geometry: LineBoard, rng: np.random.Generator,
+              played: str | None = None) -> np.ndarray:
+    """The line seen straight down, on the table plane (float32, with ``MARGIN`` around);
+    ``played``: the action card on top of the played pile (None: no pile drawn)."""
     plane = _plane(rng)
+    if played is not None:  # tossed onto the pile, not laid square
+        x, y = PLAYED_CENTRE
+        _paste(plane, _card_face(played), (x + rng.normal(0, 5), y + rng.normal(0, 4)), rng.normal(0, 8))
     left, right = geometry.xs[0] - LINE_PITCH * 0.7, geometry.xs[-1] + LINE_PITCH * 0.7
     top, bottom = TARGET_Y - geometry.card_h * 0.8, CARD_Y + geometry.card_h * 1.4
     cv2.rectangle(plane, _at((left, top)), _at((right, bottom)), FELT, -1, cv2.LINE_AA)
@@ -1506,56 +1520,106 @@ def format_game_bench(result: Mapping[str, Any]) -> str:
 
 # ---- following a game through rendered board frames ------------------------------------------------
 
+PILE_LABELS = ("script", "truth", "model")
+"""How a board game's card piles are read: from the script (oracle reads), or rendered and read by
+the card detector with the true labels of the cards found or with the shipped classifier."""
+
+
 def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
-                     misread: float = 0.02, seconds: dict[str, float] | None = None) -> Iterator[TableSnapshot]:
+                     misread: float = 0.02, seconds: dict[str, float] | None = None,
+                     piles: str = "script") -> Iterator[TableSnapshot]:
     """Snapshots whose board zones (river and logs, or the line) are read from rendered frames by
     the board reader (a fixed camera calibrated from its markers, hands drawn where a script
-    frame puts them, fresh noise every frame); the other zones (piles, gifts, the played
-    pile: the card reader's work) come from the script as :func:`oracle_snapshots` gives them."""
+    frame puts them, fresh noise every frame). Sitting Ducks' played pile is drawn below the line
+    and read like a card game's pile (detector, hand watch, labels as ``piles`` says) unless
+    ``piles`` is "script"; the other zones (Ducky Ducky's piles and gifts) come from the script as
+    :func:`oracle_snapshots` gives them."""
     rng = np.random.default_rng([seed, 0xCA3E])
     homography = random_view(rng)
     river = RiverBoard.of(resolve_layout(None)) if game.game == "ducky" else None
     line = LineBoard()
-    layout = river.layout() if river is not None else line.layout()
-    board_zones = {z.name for z in layout.zones}
+    pile = river is None and piles != "script"
+    layout = river.layout() if river is not None else line.layout(played=pile)
+    pixel_zones = {z.name for z in layout.zones}
     views: dict[Any, np.ndarray] = {}
 
     def view_for(zones: Mapping[str, Labels]) -> np.ndarray:
         """The camera's view of the table drawn with this content (kept a while)."""
         content: RiverContent | LineContent = (
             RiverContent.from_zones(zones, river.board) if river is not None else LineContent.from_zones(zones))
-        if content not in views:
+        top = next(iter(zones.get(infer_sitting.PLAYED_ZONE, ())[-1:]), None) if pile else None
+        key = (content, top)
+        if key not in views:
             if len(views) >= 8:  # a view is 11 MB: keep only the recent few
                 del views[next(iter(views))]
-            draw_rng = np.random.default_rng([seed, zlib.crc32(repr(content).encode())])
+            draw_rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
             if isinstance(content, RiverContent):
                 assert river is not None
                 plane = draw_river(content, river, draw_rng)
             else:
-                plane = draw_line(content, line, draw_rng)
-            views[content] = view_of(plane, homography)
-        return views[content]
+                plane = draw_line(content, line, draw_rng, played=top)
+            views[key] = view_of(plane, homography)
+        return views[key]
 
-    first, _ = photograph(None, homography, rng, seen=view_for(shots[0].contents()))
+    bare = {**shots[0].contents(), infer_sitting.PLAYED_ZONE: ()}  # no action card played yet
+    first, _ = photograph(None, homography, rng, seen=view_for(bare))
     calibrated = calibrate_from_markers(layout, first).layout
     reader: RiverReader | LineReader = (RiverReader(river, calibrated) if river is not None
                                         else LineReader(line, calibrated))
+    played = _played_reader(calibrated, first, piles) if pile else None
     others = oracle_snapshots(shots, misread=misread, seed=seed)
     for index, (shot, oracle) in enumerate(zip(shots, others, strict=True)):
         zones = shot.contents()
         hands = [_middle([layout.zone(z).centre for z in names]) for names in shot.hand_zones()
-                 if all(z in board_zones for z in names)]
+                 if all(z in pixel_zones for z in names)]
         t0 = time.perf_counter()
         image, _ = photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
                               seen=view_for(zones))
         t1 = time.perf_counter()
         reads = reader.read(image)
+        if played is not None:
+            reads.update(played.read(image, shot.ts, index, shot).zones)
         if seconds is not None:
             seconds["render"] = seconds.get("render", 0.0) + t1 - t0
             seconds["read"] = seconds.get("read", 0.0) + time.perf_counter() - t1
-        merged = {name: read for name, read in oracle.zones.items() if name not in board_zones}
+        merged = {name: read for name, read in oracle.zones.items() if name not in pixel_zones}
         merged.update(reads)
         yield TableSnapshot(shot.ts, merged, index)
+
+
+def _played_reader(calibrated: TableLayout, empty: np.ndarray, piles: str) -> Any:
+    """The card games' frame reader, watching only Sitting Ducks' played pile, with hands found
+    by :class:`_SkinCover`. ``empty``: a frame of the table."""
+    from .table_video import FrameReader, model_classifier
+
+    only = dataclasses.replace(calibrated, zones=(calibrated.zone(infer_sitting.PLAYED_ZONE),))
+    return FrameReader(only, empty, "sitting", model_classifier("sitting") if piles == "model" else None,
+                       cover=_SkinCover(only, empty.shape[:2]))
+
+
+class _SkinCover:
+    """Hands over the zones of a card pile beside a board, found by skin colour as the board
+    reader finds them: each board frame is lit anew, so the card games' comparison with the
+    empty table (:class:`.layout.CoverWatch`) would take the whole table for a hand."""
+
+    def __init__(self, layout: TableLayout, shape: tuple[int, ...]) -> None:
+        self.boxes: dict[str, tuple[slice, slice, np.ndarray]] = {}
+        for zone in layout.zones:
+            corners = layout.to_frame(zone.corners())
+            x, y, w, h = cv2.boundingRect(np.round(corners).astype(np.int32))
+            x0, y0 = max(0, x), max(0, y)
+            x1, y1 = min(shape[1], x + w), min(shape[0], y + h)
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 1)
+            self.boxes[zone.name] = (slice(y0, y1), slice(x0, x1), mask.astype(bool))
+
+    def covered(self, frame: np.ndarray, card_quads: Sequence[np.ndarray]) -> set[str]:
+        hidden = set()
+        for name, (rows, cols, mask) in self.boxes.items():
+            skin = skin_mask(cv2.cvtColor(frame[rows, cols], cv2.COLOR_BGR2HSV))
+            if skin[mask].mean() > OCCLUDED_SKIN:
+                hidden.add(name)
+        return hidden
 
 
 def _middle(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
@@ -1563,16 +1627,17 @@ def _middle(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 
 def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int | None = None,
-                  hold: int | None = None, max_frames: int | None = None) -> FollowResult:
+                  hold: int | None = None, max_frames: int | None = None, piles: str = "truth") -> FollowResult:
     """One bot game followed with its board read from rendered frames (slow: a frame ~0.1 s);
-    the cell figures count the board's zones only (the others come from the script)."""
+    ``piles``: see :func:`camera_snapshots`. The cell figures count the zones read from pixels
+    only (the others come from the script)."""
     true = bot_game(game, seed, players)
     shots = script_for(true, seed, hold=hold)
     if max_frames is not None:
         shots = shots[:max_frames]
     seconds: dict[str, float] = {}
-    snapshots = camera_snapshots(true, shots, seed, misread=misread, seconds=seconds)
-    counted = _CellCount(shots, board_zones(game))
+    snapshots = camera_snapshots(true, shots, seed, misread=misread, seconds=seconds, piles=piles)
+    counted = _CellCount(shots, pixel_zones(game, piles))
     result = follow(true, zip(counted.wrap(snapshots), (shot.event_index for shot in shots), strict=True),
                     seed=seed)
     counted.into(result)
@@ -1580,7 +1645,9 @@ def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int |
     return result
 
 
-def board_zones(game: str) -> set[str]:
-    """The zones of ``game``'s board (read by the board reader; the others hold cards)."""
-    layout = RiverBoard.of(resolve_layout(None)).layout() if game == "ducky" else LineBoard().layout()
+def pixel_zones(game: str, piles: str = "script") -> set[str]:
+    """The zones of ``game`` read from rendered frames: its board's (by the board reader) and,
+    unless ``piles`` is "script", Sitting Ducks' played pile (by the card reader)."""
+    layout = (RiverBoard.of(resolve_layout(None)).layout() if game == "ducky"
+              else LineBoard().layout(played=piles != "script"))
     return {zone.name for zone in layout.zones}

@@ -11,10 +11,10 @@ many games (:func:`summarise`) and can spread games over processes (:func:`run_g
 
 Modes: ``oracle`` reads each frame straight from the script (true labels with a share
 ``misread`` wrong); ``truth`` renders the frames and reads them with the real detector (card
-games) or board reader (Ducky Ducky, Sitting Ducks), taking the true labels of the cards
-found; ``model`` reads the card games' frames with the shipped classifier. The board games
-have no ``model`` mode: their boards are read by the board reader in ``truth`` mode already,
-and their card piles are not rendered (they come from the script).
+games, Sitting Ducks' played pile) or board reader (Ducky Ducky's river, the Sitting Ducks
+line), taking the true labels of the cards found; ``model`` reads the cards with the shipped
+classifier. Ducky Ducky has no ``model`` mode: its board is read by the board reader in
+``truth`` mode already, and its card piles are not rendered (they come from the script).
 """
 
 from __future__ import annotations
@@ -113,9 +113,9 @@ def check(game: str, mode: str, players: int | None) -> None:
         raise ReplayUnavailable(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
     if mode not in MODES:
         raise ReplayUnavailable(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    if mode == "model" and game in ("ducky", "sitting"):
+    if mode == "model" and game == "ducky":
         raise ReplayUnavailable(
-            f"{game} has no model mode: its board is read by the board reader (no card classifier) "
+            "ducky has no model mode: its board is read by the board reader (no card classifier) "
             "in --mode truth, and its card piles are not rendered; use --mode truth or --mode oracle")
     low, high = player_range(game)
     if players is not None and not low <= players <= high:
@@ -213,7 +213,7 @@ def _board_game(game: str, seed: int, mode: str, players: int | None, misread: f
         board = boards.oracle_follow(game, seed, misread=misread, players=players, hold=hold)
     else:
         board = boards.camera_follow(game, seed, misread=misread, players=players, hold=hold,
-                                     max_frames=max_frames)
+                                     max_frames=max_frames, piles=mode)
     n = players if players is not None else boards.default_players(game, seed)
     return _replay(game, mode, seed, n, board, pressed=0, exact=board.exact, by_type=board.by_type)
 

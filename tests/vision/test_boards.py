@@ -13,6 +13,7 @@ from ducktable.rules import make_game
 from ducktable.rules.ducky import DuckyState
 from ducktable.rules.ducky_board import layout_from_json
 from ducktable.rules.infer_ducky import expected_zones as ducky_zones
+from ducktable.rules.infer_sitting import PLAYED_ZONE
 from ducktable.rules.infer_sitting import expected_zones as sitting_zones
 from ducktable.rules.sitting import SittingDucksState
 from ducktable.vision import boards
@@ -142,6 +143,25 @@ def test_board_zones_of_a_game_are_read_from_rendered_frames():
                 assert read.occluded or read.labels == labels or read.has_unknown, (shot.ts, zone, read)
                 checked += 1
     assert checked > 150
+
+
+@pytest.mark.parametrize("piles", ["truth", "model"])
+def test_SIT_the_played_pile_is_read_from_rendered_frames_by_the_card_reader(piles):
+    """With every script read made wrong (misread 1.0), only a pile read from the pixels can
+    be right: the action card on top, read by detector and classifier (or its true label)."""
+    true = boards.bot_game("sitting", 3)
+    played = PLAYED_ZONE
+    shots = [s for s in boards.script_for(true, 3) if s.contents()[played]][:36]
+    right = covered = 0
+    snapshots = boards.camera_snapshots(true, shots, 3, misread=1.0, piles=piles)
+    for snapshot, shot in zip(snapshots, shots, strict=True):
+        read = snapshot.zone(played)
+        if played in shot.covered or read.occluded:
+            covered += played in shot.covered
+            continue
+        assert read.labels == shot.contents()[played] or read.has_unknown, (shot.ts, read)
+        right += read.labels == shot.contents()[played]
+    assert right >= 20 and covered >= 2
 
 
 def test_game_bench_reports_results_per_game():
