@@ -131,6 +131,25 @@ def test_GREY_G1_race_won_by_the_earlier_grey_although_it_settled_later():
     assert all(e.event.type != "play" or e.event.seat != 0 for e in table.follower.log)
 
 
+def test_GREY_G1_a_grey_pile_read_flickering_to_a_look_alike_is_no_new_grey():
+    """Ben's grey 2 lies in his grey spot; later, with no hand near it, its read flickers to a
+    grey 3 just when a grey 3 could race (model-mode game, grey seed 1). Cards do not change
+    by themselves: nothing is applied for Ben, and Ann's real grey 3 is credited to Ann."""
+    table = Table()
+    table.lay(s2_trick=["yellow-2"])
+    assert brief(table.lay(s1_grey=["grey-2"])) == [("grey", 1, {"card": "grey-2"})]
+    assert table.state.turn == 2
+    table.lay(2, hidden=("seat2.trick",))
+    assert brief(table.lay(6, s2_trick=["yellow-3", "yellow-3"])) == [
+        ("play", 2, {"cards": ["yellow-3", "yellow-3"]})]
+    flicker = []
+    for k in range(7):
+        flicker += table.lay(1, s1_grey=["grey-3" if k % 2 == 0 else "grey-2"])
+    assert flicker == [] and table.follower.pending is None
+    applied = table.lay(6, s1_grey=["grey-2"], s0_grey=["grey-3"])
+    assert brief(applied) == [("grey", 0, {"card": "grey-3"})]
+
+
 def test_GREY_G1_race_lost_by_timestamps_the_grey_is_never_applied():
     """Ann's play shows first, then Ben's grey; a hand stays over Ann's cards so the grey
     settles first, yet the play (first seen earlier) is applied and the grey refused."""
