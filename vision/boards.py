@@ -13,14 +13,13 @@ table contents frame by frame, followed by :mod:`ducktable.rules.infer_ducky` /
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import random
 import sys
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -83,8 +82,6 @@ TARGET_Y, CARD_Y = 170.0, 400.0
 UNDER_SHIFT = 0.3  # a hidden duck lies this share of a card's height above its cover
 BOTTOMS_UP_SHIFT = 0.65  # a Bottoms Up card lies this share lower than its duck
 BOARD_MARKER = 60.0
-PLAYED_CENTRE = (TABLE_W / 2, 630.0)
-"""Where Sitting Ducks' action cards are played: a pile below the middle of the line."""
 """Calibration markers for the boards: larger than the card table's (a board fills the view)."""
 
 
@@ -141,16 +138,10 @@ class LineBoard:
     card_w: float = CARD_W
     card_h: float = CARD_H
 
-    def layout(self, *, played: bool = False) -> TableLayout:
-        """The six positions' zones; ``played``: also the played pile below the line (read by
-        the card detector and classifier, not by :class:`LineReader`)."""
+    def layout(self) -> TableLayout:
         zones = [Zone(infer_sitting.line_zone(p), x - LINE_PITCH / 2, TARGET_Y - self.card_h / 2,
                       LINE_PITCH, CARD_Y - TARGET_Y + self.card_h * (1 + BOTTOMS_UP_SHIFT))
                  for p, x in zip(POSITIONS, self.xs, strict=True)]
-        if played:
-            x, y = PLAYED_CENTRE
-            zones.append(Zone(infer_sitting.PLAYED_ZONE, x - self.card_w, y - self.card_h * 0.75,
-                              self.card_w * 2, self.card_h * 1.5))
         return TableLayout("sitting-line", tuple(zones), TABLE_SIZE,
                            corner_markers(TABLE_SIZE, BOARD_MARKER), BOARD_MARKER)
 
@@ -427,13 +418,13 @@ def _card_face(label: str) -> np.ndarray:
 
 
 def draw_line(content: LineContent, geometry: LineBoard, rng: np.random.Generator,
-              played: str | None = None) -> np.ndarray:
+              played: tuple[str, tuple[float, float]] | None = None) -> np.ndarray:
     """The line seen straight down, on the table plane (float32, with ``MARGIN`` around);
-    ``played``: the action card on top of the played pile (None: no pile drawn)."""
+    ``played``: the action card on top of the played pile and where the pile lies."""
     plane = _plane(rng)
     if played is not None:  # tossed onto the pile, not laid square
-        x, y = PLAYED_CENTRE
-        _paste(plane, _card_face(played), (x + rng.normal(0, 5), y + rng.normal(0, 4)), rng.normal(0, 8))
+        card, (x, y) = played
+        _paste(plane, _card_face(card), (x + rng.normal(0, 4), y + rng.normal(0, 4)), rng.normal(0, 8))
     left, right = geometry.xs[0] - LINE_PITCH * 0.7, geometry.xs[-1] + LINE_PITCH * 0.7
     top, bottom = TARGET_Y - geometry.card_h * 0.8, CARD_Y + geometry.card_h * 1.4
     cv2.rectangle(plane, _at((left, top)), _at((right, bottom)), FELT, -1, cv2.LINE_AA)
@@ -1530,24 +1521,26 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
                      piles: str = "script") -> Iterator[TableSnapshot]:
     """Snapshots whose board zones (river and logs, or the line) are read from rendered frames by
     the board reader (a fixed camera calibrated from its markers, hands drawn where a script
-    frame puts them, fresh noise every frame). Sitting Ducks' played pile is drawn below the line
-    and read like a card game's pile (detector, hand watch, labels as ``piles`` says) unless
-    ``piles`` is "script"; the other zones (Ducky Ducky's piles and gifts) come from the script as
-    :func:`oracle_snapshots` gives them."""
+    frame puts them, fresh noise every frame). Unless ``piles`` is "script", Sitting Ducks' played
+    pile is drawn where the camera reader expects it (:func:`.pile_layouts.sitting_table_layout`)
+    and read as the camera reader reads it (:class:`.pile_reading.CardZones`); the other zones
+    (Ducky Ducky's piles and gifts) come from the script as :func:`oracle_snapshots` gives them."""
     rng = np.random.default_rng([seed, 0xCA3E])
     homography = random_view(rng)
     river = RiverBoard.of(resolve_layout(None)) if game.game == "ducky" else None
     line = LineBoard()
     pile = river is None and piles != "script"
-    layout = river.layout() if river is not None else line.layout(played=pile)
+    layout = river.layout() if river is not None else _line_layout(pile)
     pixel_zones = {z.name for z in layout.zones}
+    played = infer_sitting.PLAYED_ZONE
+    pile_at = layout.zone(played).centre if pile else (0.0, 0.0)
     views: dict[Any, np.ndarray] = {}
 
     def view_for(zones: Mapping[str, Labels]) -> np.ndarray:
         """The camera's view of the table drawn with this content (kept a while)."""
         content: RiverContent | LineContent = (
             RiverContent.from_zones(zones, river.board) if river is not None else LineContent.from_zones(zones))
-        top = next(iter(zones.get(infer_sitting.PLAYED_ZONE, ())[-1:]), None) if pile else None
+        top = _top(zones, played) if pile else None
         key = (content, top)
         if key not in views:
             if len(views) >= 8:  # a view is 11 MB: keep only the recent few
@@ -1557,16 +1550,22 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
                 assert river is not None
                 plane = draw_river(content, river, draw_rng)
             else:
-                plane = draw_line(content, line, draw_rng, played=top)
+                plane = draw_line(content, line, draw_rng, played=None if top is None else (top, pile_at))
             views[key] = view_of(plane, homography)
         return views[key]
 
-    bare = {**shots[0].contents(), infer_sitting.PLAYED_ZONE: ()}  # no action card played yet
+    bare = {**shots[0].contents(), played: ()}  # the empty table: no action card played yet
     first, _ = photograph(None, homography, rng, seen=view_for(bare))
     calibrated = calibrate_from_markers(layout, first).layout
     reader: RiverReader | LineReader = (RiverReader(river, calibrated) if river is not None
                                         else LineReader(line, calibrated))
-    played = _played_reader(calibrated, first, piles) if pile else None
+    shown: list[str | None] = [None]  # the true top card of the frame being read
+
+    def true_labels(crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        top = shown[0]
+        return [(top, 0.95) if top is not None else (UNKNOWN, 0.1) for _ in crops]
+
+    cards = _pile_reader(calibrated, (first.shape[1], first.shape[0]), true_labels, piles) if pile else None
     others = oracle_snapshots(shots, misread=misread, seed=seed)
     for index, (shot, oracle) in enumerate(zip(shots, others, strict=True)):
         zones = shot.contents()
@@ -1577,8 +1576,9 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
                               seen=view_for(zones))
         t1 = time.perf_counter()
         reads = reader.read(image)
-        if played is not None:
-            reads.update(played.read(image, shot.ts, index, shot).zones)
+        if cards is not None:
+            shown[0] = _top(zones, played)
+            reads.update(cards.read(image))
         if seconds is not None:
             seconds["render"] = seconds.get("render", 0.0) + t1 - t0
             seconds["read"] = seconds.get("read", 0.0) + time.perf_counter() - t1
@@ -1587,39 +1587,29 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
         yield TableSnapshot(shot.ts, merged, index)
 
 
-def _played_reader(calibrated: TableLayout, empty: np.ndarray, piles: str) -> Any:
-    """The card games' frame reader, watching only Sitting Ducks' played pile, with hands found
-    by :class:`_SkinCover`. ``empty``: a frame of the table."""
-    from .table_video import FrameReader, model_classifier
-
-    only = dataclasses.replace(calibrated, zones=(calibrated.zone(infer_sitting.PLAYED_ZONE),))
-    return FrameReader(only, empty, "sitting", model_classifier("sitting") if piles == "model" else None,
-                       cover=_SkinCover(only, empty.shape[:2]))
+def _top(zones: Mapping[str, Labels], name: str) -> str | None:
+    labels = zones.get(name, ())
+    return labels[-1] if labels else None
 
 
-class _SkinCover:
-    """Hands over the zones of a card pile beside a board, found by skin colour as the board
-    reader finds them: each board frame is lit anew, so the card games' comparison with the
-    empty table (:class:`.layout.CoverWatch`) would take the whole table for a hand."""
+def _line_layout(pile: bool) -> TableLayout:
+    """The Sitting Ducks line's zones, with the played pile where the camera reader has it."""
+    if not pile:
+        return LineBoard().layout()
+    from .pile_layouts import sitting_table_layout  # it builds on this module
 
-    def __init__(self, layout: TableLayout, shape: tuple[int, ...]) -> None:
-        self.boxes: dict[str, tuple[slice, slice, np.ndarray]] = {}
-        for zone in layout.zones:
-            corners = layout.to_frame(zone.corners())
-            x, y, w, h = cv2.boundingRect(np.round(corners).astype(np.int32))
-            x0, y0 = max(0, x), max(0, y)
-            x1, y1 = min(shape[1], x + w), min(shape[0], y + h)
-            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 1)
-            self.boxes[zone.name] = (slice(y0, y1), slice(x0, x1), mask.astype(bool))
+    return sitting_table_layout()
 
-    def covered(self, frame: np.ndarray, card_quads: Sequence[np.ndarray]) -> set[str]:
-        hidden = set()
-        for name, (rows, cols, mask) in self.boxes.items():
-            skin = skin_mask(cv2.cvtColor(frame[rows, cols], cv2.COLOR_BGR2HSV))
-            if skin[mask].mean() > OCCLUDED_SKIN:
-                hidden.add(name)
-        return hidden
+
+def _pile_reader(calibrated: TableLayout, frame_size: tuple[int, int],
+                 true_labels: Callable[[list[np.ndarray]], list[tuple[str, float]]], piles: str) -> Any:
+    """The camera reader's reader of the played pile, naming cards with the shipped classifier
+    (``piles`` "model") or with the true label of the pile's top card ("truth")."""
+    from .pile_reading import CardZones, sitting_card
+    from .table_video import model_classifier
+
+    classify = model_classifier("sitting") if piles == "model" else true_labels
+    return CardZones(calibrated, {infer_sitting.PLAYED_ZONE}, frame_size, classify, sitting_card)
 
 
 def _middle(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
@@ -1648,6 +1638,5 @@ def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int |
 def pixel_zones(game: str, piles: str = "script") -> set[str]:
     """The zones of ``game`` read from rendered frames: its board's (by the board reader) and,
     unless ``piles`` is "script", Sitting Ducks' played pile (by the card reader)."""
-    layout = (RiverBoard.of(resolve_layout(None)).layout() if game == "ducky"
-              else LineBoard().layout(played=piles != "script"))
+    layout = RiverBoard.of(resolve_layout(None)).layout() if game == "ducky" else _line_layout(piles != "script")
     return {zone.name for zone in layout.zones}

@@ -55,8 +55,9 @@ def ducky_table_layout(players: int, board: BoardLayout) -> TableLayout:
 def sitting_table_layout() -> TableLayout:
     """The Sitting Ducks table: the line's zones (:meth:`~.boards.LineBoard.layout`) and, right
     of the line, the pile of played action cards (``middle.played``, which
-    :mod:`~ducktable.rules.infer_sitting` needs to tell which card was played). boards.py has
-    no such zone yet; this is the one the reader and its tests use."""
+    :mod:`~ducktable.rules.infer_sitting` needs to tell which card was played). The camera
+    reader uses it, and the rendered replays lay and read the pile there
+    (:func:`~.boards.camera_snapshots`)."""
     base = LineBoard().layout()
     w, h = base.size
     right = max(z.x + z.w for z in base.zones)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
 import numpy as np
@@ -453,24 +453,15 @@ def draw_hand(image: np.ndarray, target: tuple[float, float], rng: np.random.Gen
 
 # ---- reading frames -------------------------------------------------------------------------------
 
-class HandWatch(Protocol):
-    """Says which zones a hand covers in a frame (cards found there given, so as not to take them
-    for a hand)."""
-
-    def covered(self, frame: np.ndarray, card_quads: Sequence[np.ndarray]) -> set[str]: ...
-
-
 class FrameReader:
-    """Frame -> TableSnapshot: detector, labels (classifier or truth), zones, covered zones.
-    ``cover`` finds the hands (default: :class:`.layout.CoverWatch` on ``empty_table``)."""
+    """Frame -> TableSnapshot: detector, labels (classifier or truth), zones, covered zones."""
 
     def __init__(self, layout: TableLayout, empty_table: np.ndarray, game: str,
-                 classify: Callable[[list[np.ndarray]], list[tuple[str, float]]] | None = None,
-                 cover: HandWatch | None = None) -> None:
+                 classify: Callable[[list[np.ndarray]], list[tuple[str, float]]] | None = None) -> None:
         self.layout = layout
         self.game = game
         self.classify = classify
-        self.cover: HandWatch = cover if cover is not None else CoverWatch(layout, empty_table)
+        self.cover = CoverWatch(layout, empty_table)
         self.seconds = {"detect": 0.0, "classify": 0.0, "zones": 0.0}
 
     def read(self, frame: np.ndarray, ts: int, index: int, truth: Shot | None = None) -> TableSnapshot:

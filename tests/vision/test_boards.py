@@ -146,7 +146,7 @@ def test_board_zones_of_a_game_are_read_from_rendered_frames():
 
 
 @pytest.mark.parametrize("piles", ["truth", "model"])
-def test_SIT_the_played_pile_is_read_from_rendered_frames_by_the_card_reader(piles):
+def test_SIT_the_played_pile_is_read_from_rendered_frames_as_the_camera_reader_reads_it(piles):
     """With every script read made wrong (misread 1.0), only a pile read from the pixels can
     be right: the action card on top, read by detector and classifier (or its true label)."""
     true = boards.bot_game("sitting", 3)
