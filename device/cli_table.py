@@ -52,7 +52,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--mode", default="oracle", choices=("oracle", "truth", "model"),
                    help="oracle: snapshots straight from the script; truth: rendered frames read by "
                         "the detector (or the board reader) with the true labels of the cards found; "
-                        "model: rendered frames and the shipped classifier (card games)")
+                        "model: rendered frames and the shipped classifier for every card (Ducky Ducky's "
+                        "piles and gifts are drawn beside its board in this mode only)")
     p.add_argument("--misread", type=float, default=0.02,
                    help="oracle mode (and the board games' card piles): chance that a read is wrong "
                         "in a frame (default 0.02)")

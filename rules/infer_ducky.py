@@ -287,7 +287,9 @@ class DuckyInferrer(Inferrer):
             gone = _pad(read) == state.pad_colour[cell] and not _has_duck(read)  # (not flowed on)
             doubt = (f"the duck facing {name}'s pawn is gone from cell {cell} but on none of their "
                      "cards") if gone else ""
-            return self._inference(table, Event("pass", seat), [log_zone(log), river_zone(cell)],
+            # "left the duck" says the duck is on none of their cards: those must read clearly
+            cards = [pile_zone(seat, p) for p in range(PILES) if state.could_fish(seat, p).ok]
+            return self._inference(table, Event("pass", seat), [log_zone(log), river_zone(cell), *cards],
                                    f"the next player moved on, so {name} left the duck", doubt)
         if max(state.scores()) >= GIFTS_TO_WIN:
             event = Event("pass", seat, {}, table.last_ts, "camera")

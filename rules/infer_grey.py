@@ -108,7 +108,6 @@ class GreyInferrer(Inferrer):
         super().__init__(min_confidence)
         self.race_hold_ms = race_hold_ms
         self._base: dict[str, Labels] = {}
-        self._base_ts: dict[str, int] = {}  # when the cards of a spot's base were laid (if known)
         self._unseen: set[str] = set()
         self._last_change: tuple[str, Labels, bool] | None = None  # the last applied event's spot, before
         self._races_seen = 0
@@ -128,7 +127,6 @@ class GreyInferrer(Inferrer):
                 if self._last_change is not None:  # the withdrawn play's cards are not accounted for
                     zone, before, unseen = self._last_change
                     self._base[zone] = before
-                    self._base_ts.pop(zone, None)
                     (self._unseen.add if unseen else self._unseen.discard)(zone)
         self._races_seen = len(state.race_log)
         told = event.source != "camera"
@@ -143,10 +141,6 @@ class GreyInferrer(Inferrer):
         zone, cards = change
         self._last_change = (zone, self._base.get(zone, ()), zone in self._unseen)
         self._base[zone] = _key(cards)
-        if event.ts is None:
-            self._base_ts.pop(zone, None)
-        else:
-            self._base_ts[zone] = event.ts
         if told and (event.ts is None or (event.type, event.seat, event.ts) in self._dated):
             # no time given, or dated back to when the camera first saw the cards (moments
             # from before they settled are walked again): wait until those cards show
@@ -209,7 +203,6 @@ class GreyInferrer(Inferrer):
                     continue  # until the cards entered by hand show, older sights mean nothing
                 if not labels:
                     self._base[zone] = ()
-                    self._base_ts.pop(zone, None)
                     self._appeared.pop(zone, None)
                     continue
                 ts = self._appeared_ts(zone, labels, table.settled(zone).first_seen_ts)
@@ -219,11 +212,12 @@ class GreyInferrer(Inferrer):
 
     def _touched(self, table: StabilityTracker, zone: str) -> bool:
         """Whether cards in ``zone`` may have changed: it held none the events account for, or a
-        hand reached there since they were laid. Cards lying in a spot do not change by
-        themselves, so a read flickering between look-alikes (a grey 2 in one frame, a grey 3
-        in the next) must not become a new card (GREY-G1: a grey credited to the wrong seat)."""
-        since = self._base_ts.get(zone)
-        return not self._base.get(zone) or since is None or table.covered_since(zone, since)
+        hand was seen there while it changed (the tracker's ``handled``). Cards lying in a spot
+        do not change by themselves, so a read flickering between look-alikes (a grey 2 in one
+        frame, a grey 3 in the next) must not become a new card (GREY-G1: a grey credited to
+        the wrong seat). Cards appearing on an empty spot are not held to this: a grey slapped
+        down in a race may land between two frames of the hand."""
+        return not self._base.get(zone) or table.settled(zone).handled
 
     def _appeared_ts(self, zone: str, labels: Labels, first_seen: int) -> int:
         """When these cards appeared, as the tracker dates them (it keeps the time of a card

@@ -13,8 +13,8 @@ Modes: ``oracle`` reads each frame straight from the script (true labels with a 
 ``misread`` wrong); ``truth`` renders the frames and reads them with the real detector (card
 games, Sitting Ducks' played pile) or board reader (Ducky Ducky's river, the Sitting Ducks
 line), taking the true labels of the cards found; ``model`` reads the cards with the shipped
-classifier. Ducky Ducky has no ``model`` mode: its board is read by the board reader in
-``truth`` mode already, and its card piles are not rendered (they come from the script).
+classifier. Ducky Ducky's piles and gifts are drawn and read (by the camera reader's card
+zones) in ``model`` mode only; in ``truth`` mode they come from the script.
 """
 
 from __future__ import annotations
@@ -113,10 +113,6 @@ def check(game: str, mode: str, players: int | None) -> None:
         raise ReplayUnavailable(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
     if mode not in MODES:
         raise ReplayUnavailable(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    if mode == "model" and game == "ducky":
-        raise ReplayUnavailable(
-            "ducky has no model mode: its board is read by the board reader (no card classifier) "
-            "in --mode truth, and its card piles are not rendered; use --mode truth or --mode oracle")
     low, high = player_range(game)
     if players is not None and not low <= players <= high:
         raise ReplayUnavailable(f"{game} is for {low} to {high} players, not {players}")

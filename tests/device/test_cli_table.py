@@ -36,7 +36,6 @@ def test_replay_video_for_people_shows_the_headline_and_every_event_type(capsys)
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--game", "ducky", "--mode", "model"], "no model mode"),
     (["--game", "duck", "--players", "7"], "3 to 5 players"),
     (["--game", "grey", "--hold", "2"], "at least 3"),
     (["--games", "0"], "at least 1"),

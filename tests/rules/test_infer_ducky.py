@@ -25,7 +25,7 @@ from ducktable.rules.infer_ducky import (
     pile_zone,
     river_zone,
 )
-from ducktable.rules.snapshot import snapshot_of
+from ducktable.rules.snapshot import HIDDEN, TableSnapshot, ZoneRead
 
 COLOURED = ("yellow", "green", "blue", "pink")
 WHITE_CELLS = (3, 7, 13, 17)
@@ -48,6 +48,7 @@ class Table:
         assert isinstance(state, DuckyState)
         self.follower = TableFollower(state, DuckyInferrer())
         self.zones: dict[str, list[str]] = {k: list(v) for k, v in expected_zones(state).items()}
+        self.unsure: set[str] = set()  # zones the camera reads with low confidence
         self.ts = 0
 
     @property
@@ -57,8 +58,9 @@ class Table:
 
     def _frame(self, covered: Iterable[str] = ()) -> list[Event]:
         self.ts += 66
-        zones = {k: (None if k in covered else v) for k, v in self.zones.items()}
-        return [i.event for i in self.follower.feed(snapshot_of(self.ts, zones)).applied]
+        reads = {k: HIDDEN if k in covered else ZoneRead.of(v, 0.3 if k in self.unsure else 1.0)
+                 for k, v in self.zones.items()}
+        return [i.event for i in self.follower.feed(TableSnapshot(self.ts, reads)).applied]
 
     def lay(self, zones: Mapping[str, Sequence[str]], frames: int = 5) -> list[Event]:
         """A hand reaches over ``zones``, lays their new contents and leaves; then the table is
@@ -190,6 +192,17 @@ def test_DUCKY_T4_a_fisher_has_passed_once_the_next_player_moves():
     applied = table.lay({log_zone(2): (), log_zone(3): (pawn_label(1),)})
     assert [(e.type, e.seat) for e in applied] == [("pass", 0)]
     assert table.state.phase == "move" and table.state.active == 1
+
+
+def test_DUCKY_T4_no_pass_while_the_fishers_cards_are_read_unsure():
+    """"Ann left the duck" says it is on none of her cards, so they must read clearly: a duck
+    token on a slot of its own colour read unsure (rendered model-mode game, ducky seed 1)
+    holds the pass for a person instead of applying it."""
+    table = take()
+    table.unsure.add(pile_zone(0, 1))
+    assert table.lay({log_zone(2): (), log_zone(3): (pawn_label(1),)}) == []
+    assert table.follower.pending is not None and table.follower.pending.event.type == "pass"
+    assert "low confidence" in table.follower.pending.why
 
 
 def test_DUCKY_T4_a_card_filled_after_the_next_move_is_no_fishing():

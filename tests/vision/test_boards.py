@@ -164,6 +164,27 @@ def test_SIT_the_played_pile_is_read_from_rendered_frames_as_the_camera_reader_r
     assert right >= 20 and covered >= 2
 
 
+def test_DUCKY_model_mode_draws_the_seats_piles_and_reads_them_as_the_camera_reader_does():
+    """In model mode the seats' piles and gifts lie beyond the board's long edges and are read
+    by the card reader (detector, classifier, duck tokens from the slots' colours); with every
+    script read made wrong (misread 1.0) only reads from the pixels can be right."""
+    true = boards.bot_game("ducky", 1)
+    shots = boards.script_for(true, 1)[:45]
+    piles = {z for z in boards.pixel_zones("ducky", "model", len(true.players)) if z.startswith("seat")}
+    assert len(piles) == 3 * len(true.players)  # two piles and the gifts per seat
+    right = unsure = 0
+    for snapshot, shot in zip(boards.camera_snapshots(true, shots, 1, misread=1.0, piles="model"), shots,
+                              strict=True):
+        for zone in piles - shot.covered:
+            read, truth = snapshot.zone(zone), shot.contents()[zone]
+            if read.occluded or min((c.confidence for c in read.cards), default=1.0) < 0.5:
+                unsure += 1
+                continue
+            assert read.labels == truth, (shot.ts, zone, read, truth)
+            right += bool(truth)
+    assert right >= 150 and unsure < right / 3  # unsure: mostly a token on a slot of its own colour
+
+
 def test_game_bench_reports_results_per_game():
     out = io.StringIO()
     result = boards.run_game_bench(1, seed=5, out=out)

@@ -12,7 +12,6 @@ dated from. Each test reads at most 140 frames (under 20 s of one core).
 
 from __future__ import annotations
 
-import math
 import random
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -26,16 +25,14 @@ import numpy as np
 import pytest
 from ducktable.rules import make_game
 from ducktable.rules.core import Event, State
-from ducktable.rules.decks import BACK
 from ducktable.rules.ducky import CARD_SLOTS
 from ducktable.rules.ducky_board import resolve_layout
 from ducktable.rules.grey import GreyDuckState
-from ducktable.rules.infer_ducky import DUCK, GIFT
 from ducktable.rules.infer_grey import grey_zone, trick_zone
 from ducktable.rules.infer_sitting import PLAYED_ZONE
 from ducktable.vision import boards, render, table_video_bruce, table_video_grey
 from ducktable.vision.calibrate import calibrate_from_markers
-from ducktable.vision.layout import CARD_H, CARD_W, TableLayout
+from ducktable.vision.layout import TableLayout
 from ducktable.vision.pile_layouts import ducky_table_layout, sitting_table_layout
 from ducktable.vision.reader import CameraTableReader, calibration_path, empty_table_path
 from ducktable.vision.table_script import Press, same_event
@@ -298,71 +295,6 @@ def test_BRUCE_T1_T2_camera_reads_only_true_events_of_a_rendered_game(tmp_path: 
 
 # ---- Ducky Ducky ------------------------------------------------------------------------------------
 
-DUCKY_FRAME = (1920, 1080)
-"""The board and the seats' piles beyond it fill a wide view: a 1080p camera keeps the cards
-about as large in the frame as a 720p one shows the card games' cards."""
-
-
-def _paste_card(plane: np.ndarray, face: np.ndarray, centre: tuple[float, float], angle: float) -> None:
-    """Lay a card face on the drawn table plane (float32, ``boards.MARGIN`` around the table)."""
-    h, w = face.shape[:2]
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), -angle, 1.0)
-    m[:, 2] += (centre[0] + boards.MARGIN - w / 2, centre[1] + boards.MARGIN - h / 2)
-    size = (plane.shape[1], plane.shape[0])
-    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, size)
-    x, y, bw, bh = cv2.boundingRect(mask)
-    paint = cv2.warpAffine(face, m, size)[y:y + bh, x:x + bw].astype(np.float32)
-    alpha = mask[y:y + bh, x:x + bw].astype(np.float32)[..., None] / 255.0
-    plane[y:y + bh, x:x + bw] += alpha * (paint - plane[y:y + bh, x:x + bw])
-
-
-def _duck_token(plane: np.ndarray, centre: tuple[float, float], size: float, colour: tuple[int, int, int],
-                facing: float) -> None:
-    """A duck token seen from above: body and head in its colour with a dark rim, an orange beak."""
-    cx, cy = centre[0] + boards.MARGIN, centre[1] + boards.MARGIN
-    ux, uy = math.cos(facing), math.sin(facing)
-    body = (round(cx - ux * 0.1 * size), round(cy - uy * 0.1 * size))
-    head = (round(cx + ux * 0.38 * size), round(cy + uy * 0.38 * size))
-    for thickness, paint in ((3, (20, 20, 20)), (-1, colour)):
-        cv2.ellipse(plane, body, (round(0.47 * size), round(0.36 * size)), math.degrees(facing), 0, 360, paint,
-                    thickness, cv2.LINE_AA)
-        cv2.circle(plane, head, round(0.22 * size), paint, thickness, cv2.LINE_AA)
-    tip = (round(head[0] + ux * 0.36 * size), round(head[1] + uy * 0.36 * size))
-    cv2.line(plane, head, tip, (20, 130, 250), 3, cv2.LINE_AA)
-
-
-@cache
-def _ducky_face(label: str) -> np.ndarray:
-    """A Ducky Ducky card face; a face-down card shows its back, which is the gift side."""
-    return render.render_card("ducky", GIFT if label in (BACK, GIFT) else label, width=round(CARD_W),
-                              height=round(CARD_H))
-
-
-def _draw_piles(plane: np.ndarray, layout: TableLayout, zones: dict[str, tuple[str, ...]],
-                rng: np.random.Generator) -> None:
-    """Each seat's piles (top card, duck tokens on its slots: the first slot towards the card's
-    top) and gifts, as the script says, on the drawn table plane."""
-    for zone in layout.zones:
-        labels = zones.get(zone.name, ())
-        if not zone.name.startswith("seat") or not labels:
-            continue
-        if zone.kind == "spread":
-            for (x, y), _ in zip(zone.slot_centres(), labels, strict=False):
-                _paste_card(plane, _ducky_face(GIFT), (x + rng.normal(0, 2), y + rng.normal(0, 2)),
-                            rng.normal(0, 2.5))
-            continue
-        x, y = zone.centre
-        angle = float(rng.normal(0, 2.5))
-        _paste_card(plane, _ducky_face(labels[0]), (x + rng.normal(0, 2), y + rng.normal(0, 2)), angle)
-        free = list(enumerate(CARD_SLOTS.get(labels[0], ())))
-        for duck in labels[1:]:
-            slot = next(s for s in free if DUCK + s[1] == duck)
-            free.remove(slot)
-            dy, turn = (-0.2 if slot[0] == 0 else 0.2) * CARD_H, math.radians(angle)
-            _duck_token(plane, (x - math.sin(turn) * dy, y + math.cos(turn) * dy), 0.42 * CARD_W,
-                        boards.DUCK_COLOURS[slot[1]], float(rng.uniform(0, 2 * math.pi)))
-
-
 @cache
 def ducky_clip() -> Clip:
     """Ducky Ducky, 3 players, seed 1 (setup, a move, the fallen duck taken, two fish, a move
@@ -375,26 +307,21 @@ def ducky_clip() -> Clip:
     board = resolve_layout(None)
     river = boards.RiverBoard.of(board)
     layout = ducky_table_layout(len(true.players), board)
-    rng = np.random.default_rng([seed, 0xD0C])
-    w, h = DUCKY_FRAME
-    seen_area = np.array([[-150, -140], [1430, -140], [1430, 860], [-150, 860]], np.float32)
-    corners = np.array([[30, 22], [w - 30, 22], [w - 30, h - 22], [30, h - 22]], np.float32)
-    corners += rng.uniform(-35, 35, (4, 2)).astype(np.float32)
-    homography = np.asarray(cv2.getPerspectiveTransform(seen_area, corners), np.float64)
+    homography = boards.piles_view(np.random.default_rng([seed, 0xD0C]))
 
     @lru_cache(maxsize=6)
     def view(zones: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray:
         content = dict(zones)
         draw_rng = np.random.default_rng([seed, zlib.crc32(repr(zones).encode())])
         plane = boards.draw_river(boards.RiverContent.from_zones(content, board), river, draw_rng)
-        _draw_piles(plane, layout, content, draw_rng)
-        return boards.view_of(plane, homography, DUCKY_FRAME)
+        boards.draw_ducky_piles(plane, layout, content, draw_rng)
+        return boards.view_of(plane, homography, boards.PILES_FRAME)
 
     def draw(index: int) -> np.ndarray:
         shot = shots[index]
         hands = [layout.zone(z).centre for z in sorted(shot.covered)]
         return boards.photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
-                                 seen=view(shot.zones), size=DUCKY_FRAME)[0]
+                                 seen=view(shot.zones), size=boards.PILES_FRAME)[0]
 
     g = make_game("ducky")
     return Clip("ducky", true.players, dict(g.options), [g.public_event(e) for e in true.events], shots, {},
@@ -433,10 +360,10 @@ def _card_with_tokens(label: str, tokens: tuple[int, ...], upside_down: bool = F
     numbered in ``tokens`` (0: the card's first slot), maybe turned 180 degrees."""
     h, w = 150, 100
     plane = np.zeros((h + 2 * boards.MARGIN, w + 2 * boards.MARGIN, 3), np.float32)
-    _paste_card(plane, render.render_card("ducky", label, width=w, height=h), (w / 2, h / 2), 0.0)
+    boards.paste_card(plane, render.render_card("ducky", label, width=w, height=h), (w / 2, h / 2), 0.0)
     for slot in tokens:
-        _duck_token(plane, (w / 2, h * (0.3 if slot == 0 else 0.7)), 0.42 * w,
-                    boards.DUCK_COLOURS[CARD_SLOTS[label][slot]], 0.7 + slot)
+        boards.duck_token(plane, (w / 2, h * (0.3 if slot == 0 else 0.7)), 0.42 * w,
+                          boards.DUCK_COLOURS[CARD_SLOTS[label][slot]], 0.7 + slot)
     crop = plane[boards.MARGIN:boards.MARGIN + h, boards.MARGIN:boards.MARGIN + w].clip(0, 255).astype(np.uint8)
     return np.ascontiguousarray(crop[::-1, ::-1]) if upside_down else crop
 
@@ -489,12 +416,9 @@ def sitting_clip() -> Clip:
     def view(zones: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray:
         content = dict(zones)
         draw_rng = np.random.default_rng([seed, zlib.crc32(repr(zones).encode())])
-        plane = boards.draw_line(boards.LineContent.from_zones(content), line, draw_rng)
         played = content.get(PLAYED_ZONE, ())
-        if played:
-            x, y = layout.zone(PLAYED_ZONE).centre
-            face = render.render_card("sitting", played[-1], width=round(CARD_W), height=round(CARD_H))
-            _paste_card(plane, face, (x + draw_rng.normal(0, 2), y + draw_rng.normal(0, 2)), draw_rng.normal(0, 3))
+        pile = (played[-1], layout.zone(PLAYED_ZONE).centre) if played else None
+        plane = boards.draw_line(boards.LineContent.from_zones(content), line, draw_rng, played=pile)
         return boards.view_of(plane, homography)
 
     def draw(index: int) -> np.ndarray:

@@ -51,7 +51,6 @@ def test_games_spread_over_processes_give_the_same_figures():
 
 
 @pytest.mark.parametrize("game, mode, players, hold, words", [
-    ("ducky", "model", None, None, "--mode truth"),
     ("duck", "oracle", 6, None, "3 to 5 players"),
     ("ducky", "oracle", 5, None, "2 to 4 players"),
     ("grey", "oracle", None, 2, "at least 3"),
