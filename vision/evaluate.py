@@ -407,12 +407,6 @@ def write_card(model_path: Path, fig: Figures, card_path: Path, png_name: str) -
         f"other stroke weights,\ninks, paper, panel shades, margins and index corner; never "
         f"the serif COMPLEX/TRIPLEX faces\nthe alternate edition prints with, nor its art) are"
         if t.get("invented_printings") else " are")
-    scene_text = (
-        f" And {100 * t['scene_share']:.0f}% of all crops are\n{t['scene_crops']} crops the "
-        "detector itself cut out of rendered tables (`ducktable.vision.scene`, seeds no benchmark "
-        "uses; crops of no card\nlearned as `unknown`), lightly re-lit: the crops met in use, which "
-        "augmenting a flat render only imitates."
-        if t.get("scene_crops") else "")
     table = "\n".join(["| figure | value |", "|---|---|"]
                       + [f"| {a} | {b} |" for a, b in rows])
     text = f"""# Card classifier — model card
@@ -443,7 +437,7 @@ cut out as a detector would (corner jitter up to 3.5% of the size, misalignment,
 the crop locked onto a frame printed inside the card),
 turned 180° half the time, sometimes covered by a fingertip or reduced in resolution, then lit
 (brightness, contrast, gamma, gradients, glare, colour casts), blurred (Gaussian or motion), given
-sensor noise and JPEG loss (`ducktable.vision.augment`).{scene_text} Besides our classes the network learns
+sensor noise and JPEG loss (`ducktable.vision.augment`). Besides our classes the network learns
 {t.get('invented_identities', '?')} invented cards (decks of 12 drawn with fonts and art no
 edition uses; a third of them differ only in their index) so that the embedding separates
 designs it never saw; `unknown` is learned from crops of bare table, hands and slivers of cards.

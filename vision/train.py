@@ -50,9 +50,6 @@ PRINTINGS = range(0, 24)  # invented printings of our own cards (render.render_v
 CALIBRATION_FAMILIES = range(1000, 1040)  # held out: used only to set the thresholds
 CALIBRATION_VIEWS = 10  # reference crops per class for the class threshold (0.3% = 4 crops)
 CALIBRATION_QUERIES = 3  # crops per invented card for the prototype threshold (1440 in all)
-SCENE_SEEDS = range(5_000_000, 5_001_500)  # tables cut up by the detector; no benchmark uses them
-SCENE_CARD_IOU = 0.7  # a detection this close to a true card is that card (the benchmark's match)
-SCENE_STRAY_IOU = 0.1  # one this far from every card is not a card: learned as unknown
 
 
 def class_labels() -> list[str]:
@@ -94,8 +91,6 @@ class TrainingData:
     foreign_share: float = 0.40
     printings: Sequence[int] = PRINTINGS
     printing_share: float = 0.5  # of our faces, drawn from an invented printing
-    scene_seeds: Sequence[int] = SCENE_SEEDS
-    scene_share: float = 0.15  # of all samples, a detector's crop from a rendered table
 
     def __post_init__(self) -> None:
         self.labels = class_labels()
@@ -108,14 +103,10 @@ class TrainingData:
         self.n_classes = len(self.labels) + len(self.foreign)
         self.back_index = self.labels.index(BACK)
         self.unknown_index = self.labels.index(UNKNOWN)
-        self.scene_crops, self.scene_targets = scene_bank(self.scene_seeds, self.labels)
 
     def sample(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         r = rng.random()
         size = (INPUT_W, INPUT_H)
-        if self.scene_crops and rng.random() < self.scene_share:
-            k = int(rng.integers(len(self.scene_crops)))
-            return augment.photometric(self.scene_crops[k], rng, strength=0.5), self.scene_targets[k]
         if r < self.unknown_share:
             crop = augment.clutter(rng, self.faces + self.foreign, size=size)
             return crop, self.unknown_index
@@ -137,35 +128,6 @@ class TrainingData:
             crops, targets = zip(*(self.sample(rng) for _ in range(batch_size)), strict=True)
             x = preprocess(crops, INPUT_W, INPUT_H, MEAN, STD)
             yield x, np.array(targets, np.int64)
-
-
-def scene_bank(seeds: Sequence[int], labels: Sequence[str]) -> tuple[list[np.ndarray], list[int]]:
-    """The crops the real detector cuts out of rendered tables (:mod:`.scene`), with their class.
-
-    Why: in use the classifier sees the detector's crops — quads a little loose or tight,
-    perspective, a neighbour's edge, the frame's blur — which augmenting a flat render only
-    imitates; the gap showed as DUCK's yellow digits misread on tables but not in augmented
-    crops. Detections on no card (clutter, a hand) are learned as ``unknown``; ones that
-    half-cover a card teach nothing certain and are left out.
-    """
-    from .detect import detect_cards, quad_iou
-    from .scene import render_scene
-
-    index = {label: i for i, label in enumerate(labels)}
-    crops: list[np.ndarray] = []
-    targets: list[int] = []
-    for seed in seeds:
-        scene = render_scene(seed)
-        for found in detect_cards(scene.image):
-            best, iou = max(((card, quad_iou(card.quad, found.quad)) for card in scene.cards),
-                            key=lambda pair: pair[1], default=(None, 0.0))
-            if best is not None and iou >= SCENE_CARD_IOU:
-                crops.append(found.crop)
-                targets.append(index[best.label])
-            elif iou < SCENE_STRAY_IOU:
-                crops.append(found.crop)
-                targets.append(index[UNKNOWN])
-    return crops, targets
 
 
 # ---- the network (torch, imported lazily) ----------------------------------------------------
@@ -461,7 +423,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "threads": config.threads, "loss": f"CosFace s={config.scale} m={config.margin}",
         "classes": len(labels), "invented_identities": data.n_classes - len(labels),
         "invented_printings": len(data.printings), "printing_share": data.printing_share,
-        "scene_crops": len(data.scene_crops), "scene_share": data.scene_share,
         "torch": torch.__version__,
     }
     write_manifest(model_path, labels, thresholds, config.scale, training)

@@ -7,15 +7,12 @@ import numpy as np
 import pytest
 from ducktable.vision import augment, render
 from ducktable.vision.detect import detect_cards
-from ducktable.vision.scene import render_scene
-from ducktable.vision.train import INPUT_H, INPUT_W, SCENE_SEEDS, TrainingData, class_labels, scene_bank
-
-FEW_SCENES = SCENE_SEEDS[:3]
+from ducktable.vision.train import INPUT_H, INPUT_W, TrainingData, class_labels
 
 
 @pytest.fixture(scope="module")
 def data() -> TrainingData:
-    return TrainingData(seed=5, families=range(4), members=3, printings=range(2), scene_seeds=FEW_SCENES)
+    return TrainingData(seed=5, families=range(4), members=3, printings=range(2))
 
 
 def test_classes_are_every_face_of_the_five_games_then_back_and_unknown() -> None:
@@ -105,23 +102,3 @@ def test_photos_show_one_card_that_the_detector_finds() -> None:
         assert photo.shape == (480, 640, 3)
         found += len(detect_cards(photo)) == 1
     assert found >= 8
-
-
-def test_detector_crops_of_rendered_tables_are_learned_as_the_card_they_show() -> None:
-    labels = class_labels()
-    crops, targets = scene_bank(FEW_SCENES, labels)
-    shown = {card.label for seed in FEW_SCENES for card in render_scene(seed).cards}
-    named = {labels[t] for t in targets}
-    assert len(crops) == len(targets) >= 20
-    assert all(c.shape == (150, 100, 3) for c in crops)
-    assert named - {"unknown"} <= shown  # every crop is learned as a card the tables hold
-    assert len(named & shown) >= 15
-
-
-def test_scene_crops_join_the_stream_at_their_share() -> None:
-    only_scenes = TrainingData(seed=1, families=range(2), members=2, printings=range(1),
-                               scene_seeds=FEW_SCENES, scene_share=1.0)
-    rng = np.random.default_rng(3)
-    drawn = [only_scenes.sample(rng) for _ in range(50)]
-    assert all(target in only_scenes.scene_targets for _, target in drawn)
-    assert {crop.shape for crop, _ in drawn} == {(150, 100, 3)}
