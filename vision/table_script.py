@@ -32,9 +32,8 @@ from .table_video import (
     FrameReader,
     Shot,
     TableRenderer,
+    kept_or_read,
     model_classifier,
-    read_snapshots,
-    write_snapshots,
 )
 
 CONFIRMED = "confirmed by hand"
@@ -467,17 +466,10 @@ class CameraFrames:
         kept reads are used again, and new ones are all taken before the first is given (the
         replay may stop early) and then kept."""
         shots = self.script.shots[:self.max_frames] if self.max_frames is not None else self.script.shots
-        if self.cache is None:
-            yield from self._read(shots)
-            return
-        kept = read_snapshots(self.cache)
-        if kept is not None and len(kept) >= len(shots):
+        reads, kept = kept_or_read(self.cache, len(shots), lambda: self._read(shots))
+        if kept:
             self.seconds["cached_reads"] = 1.0
-            yield from kept[:len(shots)]
-            return
-        snapshots = list(self._read(shots))
-        write_snapshots(self.cache, snapshots)
-        yield from snapshots
+        yield from reads
 
     def _read(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
         import cv2

@@ -23,7 +23,7 @@ import math
 import random
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -671,26 +671,21 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     shots = script_for(game, seed, hold=hold)
     if max_frames is not None:
         shots = shots[:max_frames]
-    cache = None
-    if snapshots_dir is not None:
-        cache = reads_cache("duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg,
-                            labels=labels)
-        kept = read_snapshots(cache)
-        if kept is not None and len(kept) >= len(shots):
-            result = replay(game, zip(kept[:len(shots)], shots, strict=True), seed=seed)
-            result.seconds["cached_reads"] = 1.0
-            return result
-    layout = duck_layout(players)
-    renderer = TableRenderer("duck", layout, background_seed=seed, tilt_deg=tilt_deg)
-    from .calibrate import calibrate_from_markers
-
-    empty = renderer.empty_table()
-    calibrated = calibrate_from_markers(layout, empty).layout
-    reader = FrameReader(calibrated, empty, "duck", model_classifier("duck") if labels == "model" else None)
-    render_s = 0.0
+    cache = None if snapshots_dir is None else reads_cache(
+        "duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels)
+    seconds: dict[str, float] = {}
 
     def frames() -> Iterator[TableSnapshot]:
-        nonlocal render_s
+        from .calibrate import calibrate_from_markers
+
+        layout = duck_layout(players)
+        renderer = TableRenderer("duck", layout, background_seed=seed, tilt_deg=tilt_deg)
+        empty = renderer.empty_table()
+        calibrated = calibrate_from_markers(layout, empty).layout
+        reader = FrameReader(calibrated, empty, "duck", model_classifier("duck") if labels == "model" else None)
+        if frames_dir is not None:
+            Path(frames_dir).mkdir(parents=True, exist_ok=True)
+        render_s = 0.0
         for index, shot in enumerate(shots):
             t0 = time.perf_counter()
             image = renderer.frame(shot, index)
@@ -698,33 +693,37 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
             if frames_dir is not None:
                 cv2.imwrite(f"{frames_dir}/frame-{index:05d}.jpg", image)
             yield reader.read(image, shot.ts, index, shot)
+            seconds.update(reader.seconds, render=render_s)
 
-    if frames_dir is not None:
-        Path(frames_dir).mkdir(parents=True, exist_ok=True)
-    if cache is not None:  # read every frame first: the replay may stop at a wrong event
-        snapshots = list(frames())
-        write_snapshots(cache, snapshots)
-        result = replay(game, zip(snapshots, shots, strict=True), seed=seed)
-    else:
-        result = replay(game, zip(frames(), shots, strict=True), seed=seed)
-    result.seconds.update(reader.seconds, render=render_s)
+    reads, kept = kept_or_read(cache, len(shots), frames)
+    result = replay(game, zip(reads, shots, strict=True), seed=seed)
+    result.seconds.update({"cached_reads": 1.0} if kept else seconds)
     return result
 
 
+def kept_or_read(cache: Path | None, count: int, read: Callable[[], Iterator[TableSnapshot]]
+                 ) -> tuple[Iterable[TableSnapshot], bool]:
+    """The camera's reads of a game's ``count`` frames, and whether they are kept ones: from the
+    ``cache`` file (:func:`reads_cache`) when it holds them all, else from ``read`` — with a
+    cache all taken at once and then kept (a replay may stop at a wrong event before the end)."""
+    if cache is None:
+        return read(), False
+    kept = read_snapshots(cache)
+    if kept is not None and len(kept) >= count:
+        return kept[:count], True
+    snapshots = list(read())
+    write_snapshots(cache, snapshots)
+    return snapshots, False
+
+
 def reads_cache(game: str, snapshots_dir: str, *, players: int, seed: int, hold: int, tilt_deg: float,
-                labels: str, options: str = "") -> Path:
+                labels: str, options: Mapping[str, Any] | None = None) -> Path:
     """Where one game's camera reads are kept: every input that changes them is in the name
-    (the renderer, detector and cover watch are not: the folder is cleared after changing them)."""
+    (the renderer, detector and cover watch are not: the folder is cleared after changing them);
+    non-default game options by a checksum."""
     held = "" if hold == 5 else f"-hold{hold}"
-    opts = f"-{options}" if options else ""
+    opts = f"-opts{zlib.crc32(json.dumps(options, sort_keys=True).encode()):08x}" if options else ""
     return Path(snapshots_dir) / f"{game}-{players}p-seed{seed}{held}{opts}-tilt{tilt_deg:g}-{_reads_tag(labels)}.jsonl"
-
-
-def options_tag(options: Mapping[str, Any] | None) -> str:
-    """A short name for non-default game options, so their reads are kept apart."""
-    if not options:
-        return ""
-    return f"opts{zlib.crc32(json.dumps(options, sort_keys=True).encode()):08x}"
 
 
 def _reads_tag(labels: str) -> str:

@@ -40,7 +40,7 @@ from ducktable.rules.stability import StabilityTracker
 
 from .layout import TableLayout, Zone, seat_layout
 from .table_script import CameraFrames, Hand, ScriptResult, Stage, TableScript, replay_script
-from .table_video import FRAME_MS, BotGame, options_tag, oracle_snapshots, reads_cache
+from .table_video import FRAME_MS, BotGame, oracle_snapshots, reads_cache
 
 MAX_GAP_FRAMES = 6
 """Moments of one step further apart than this are brought closer (the video stays short)."""
@@ -264,7 +264,7 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     script = grey_script(game, happenings, random.Random(seed), hold=hold)
     cache = None if snapshots_dir is None else reads_cache(
         "grey", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
-        options=options_tag(options))
+        options=options)
     snaps = CameraFrames(script, grey_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
                          max_frames=max_frames, frames_dir=frames_dir, cache=cache)
     inferrer = GreyInferrer()
