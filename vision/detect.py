@@ -33,6 +33,7 @@ How, in six steps:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -303,7 +304,8 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     centres = np.array([c.quad.mean(axis=0) for c in sure], np.float32)
     smallest = float(min((c.area for c in cards), default=min_area))
     out: list[_Found] = []
-    tried: list[np.ndarray] = []
+    placed = _Quads([c.quad for c in cards])  # the cards found so far
+    tried = _Quads()
     boxes: set[tuple[int, int, int, int]] = set()
     for contour in merged:
         x, y, bw, bh = cv2.boundingRect(contour)
@@ -345,11 +347,9 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                 if cv2.pointPolygonTest(hull, (float(centre[0]), float(centre[1])), False) < 0:
                     continue
                 area = _area(quad)
-                if any(_intersection(quad, c.quad) > 0.3 * area for c in (*cards, *out)):
+                if placed.share_more(quad, 0.3 * area) or tried.share_more(quad, 0.85 * area):
                     continue
-                if any(_intersection(quad, t) > 0.85 * area for t in tried):
-                    continue
-                tried.append(quad)
+                tried.add(quad)
                 snapped = _snap(quad, grads, CORNER_REACH)  # the size is a neighbour's guess
                 if snapped is not None:
                     snapped = _snap(snapped.quad, grads)
@@ -358,11 +358,37 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                     continue
                 if _margin(snapped.quad, grads)[0] < 0.95 or not _is_card(snapped, grads):
                     continue
-                if any(_intersection(snapped.quad, c.quad) > 0.3 * snapped.area
-                       for c in (*cards, *out)):
+                if placed.share_more(snapped.quad, 0.3 * snapped.area):
                     continue
                 out.append(snapped)
+                placed.add(snapped.quad)
     return out
+
+
+class _Quads:
+    """Quads and their bounding boxes, asked whether a new quad overlaps one of them by more
+    than some area. Two quads share at most what their boxes share, so the boxes rule out most
+    of them at once without intersecting quads: a striped cloth gives a thousand corners to try."""
+
+    def __init__(self, quads: Iterable[np.ndarray] = ()) -> None:
+        self.quads: list[np.ndarray] = []
+        self.boxes = np.empty((16, 4), np.float32)
+        for quad in quads:
+            self.add(quad)
+
+    def add(self, quad: np.ndarray) -> None:
+        if len(self.quads) == len(self.boxes):
+            self.boxes = np.concatenate([self.boxes, np.empty_like(self.boxes)])
+        self.boxes[len(self.quads)] = _box(quad)
+        self.quads.append(quad)
+
+    def share_more(self, quad: np.ndarray, area: float) -> bool:
+        x0, y0, x1, y1 = _box(quad)
+        boxes = self.boxes[:len(self.quads)]
+        w = np.minimum(boxes[:, 2], x1) - np.maximum(boxes[:, 0], x0)
+        h = np.minimum(boxes[:, 3], y1) - np.maximum(boxes[:, 1], y0)
+        near = np.flatnonzero((w > 0) & (h > 0) & (w * h > area))
+        return any(_intersection(quad, self.quads[i]) > area for i in near)
 
 
 def _sides_of(quad: np.ndarray) -> tuple[float, float]:
