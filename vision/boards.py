@@ -1564,20 +1564,17 @@ def format_game_bench(result: Mapping[str, Any]) -> str:
 
 # ---- following a game through rendered board frames ------------------------------------------------
 
-PILE_LABELS = ("script", "truth", "model")
-"""How a board game's card piles are read: from the script (oracle reads), or rendered and read by
-the card detector with the true labels of the cards found or with the shipped classifier."""
-
-
 def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
                      misread: float = 0.02, seconds: dict[str, float] | None = None,
                      piles: str = "script") -> Iterator[TableSnapshot]:
     """Snapshots whose board zones (river and logs, or the line) are read from rendered frames by
     the board reader (a fixed camera calibrated from its markers, hands drawn where a script
-    frame puts them, fresh noise every frame). Unless ``piles`` is "script", Sitting Ducks' played
-    pile is drawn where the camera reader expects it (:func:`.pile_layouts.sitting_table_layout`)
-    and read as the camera reader reads it (:class:`.pile_reading.CardZones`); the other zones
-    (Ducky Ducky's piles and gifts) come from the script as :func:`oracle_snapshots` gives them."""
+    frame puts them, fresh noise every frame). ``piles`` says how the cards beside the board are
+    read: "script" takes them from the script as :func:`oracle_snapshots` gives them; "truth"
+    and "model" draw them where the camera reader expects them (:mod:`.pile_layouts`; Ducky
+    Ducky's in a wider 1080p view) and read them as it does (:class:`.pile_reading.CardZones`),
+    naming the cards found by their true labels or with the shipped classifier. Ducky Ducky's
+    piles are drawn in "model" mode only (see :func:`_piles_drawn`)."""
     rng = np.random.default_rng([seed, 0xCA3E])
     river = RiverBoard.of(resolve_layout(None)) if game.game == "ducky" else None
     line = LineBoard()
