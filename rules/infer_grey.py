@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import Event, State
+from .decks import UNKNOWN
 from .grey import DRAKE, DRAKES, RANK_OF, GreyDuckState, card_order
 from .infer_base import Inference, Inferrer
 from .snapshot import seat_zone
@@ -108,10 +109,12 @@ class GreyInferrer(Inferrer):
         super().__init__(min_confidence)
         self.race_hold_ms = race_hold_ms
         self._base: dict[str, Labels] = {}
+        self._base_ts: dict[str, int] = {}  # when the cards of a spot's base were laid (if known)
         self._unseen: set[str] = set()
         self._last_change: tuple[str, Labels, bool] | None = None  # the last applied event's spot, before
         self._races_seen = 0
         self._unclear_since: dict[str, int] = {}  # spots not read clearly since a hand was there
+        self._last_unclear: dict[str, tuple[int, int]] = {}  # per spot: its last such spell, ended
         self._told_ts = -1  # when a person last entered an event: older table moments are history
         self._appeared: dict[str, tuple[Labels, int]] = {}  # per spot: cards shown and since when
         self._dated: set[tuple[str, int | None, int]] = set()  # entries by hand that stamp() dated
@@ -127,6 +130,7 @@ class GreyInferrer(Inferrer):
                 if self._last_change is not None:  # the withdrawn play's cards are not accounted for
                     zone, before, unseen = self._last_change
                     self._base[zone] = before
+                    self._base_ts.pop(zone, None)
                     (self._unseen.add if unseen else self._unseen.discard)(zone)
         self._races_seen = len(state.race_log)
         told = event.source != "camera"
@@ -141,6 +145,10 @@ class GreyInferrer(Inferrer):
         zone, cards = change
         self._last_change = (zone, self._base.get(zone, ()), zone in self._unseen)
         self._base[zone] = _key(cards)
+        if event.ts is None:
+            self._base_ts.pop(zone, None)
+        else:
+            self._base_ts[zone] = event.ts
         if told and (event.ts is None or (event.type, event.seat, event.ts) in self._dated):
             # no time given, or dated back to when the camera first saw the cards (moments
             # from before they settled are walked again): wait until those cards show
@@ -173,6 +181,7 @@ class GreyInferrer(Inferrer):
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, GreyDuckState)
+        self._note_unclear(state, table)
         if table.last_ts < self._told_ts:
             return None  # the table as it was before a person told what happened since
         sights = self._sights(state, table)
@@ -193,31 +202,65 @@ class GreyInferrer(Inferrer):
             for kind in ZONE_KINDS:
                 zone = seat_zone(seat, kind)
                 labels = table.labels(zone)
-                if table.fresh(zone):
-                    self._unclear_since.pop(zone, None)
-                else:
-                    self._unclear_since.setdefault(zone, table.last_ts)
                 if zone in self._unseen:
                     if _key(labels) == self._base.get(zone, ()):
                         self._unseen.discard(zone)
-                    continue  # until the cards entered by hand show, older sights mean nothing
+                        continue
+                    if not self._laid_over(table, zone, labels):
+                        continue  # until the cards entered by hand show, older sights mean nothing
+                    self._unseen.discard(zone)
                 if not labels:
                     self._base[zone] = ()
+                    self._base_ts.pop(zone, None)
                     self._appeared.pop(zone, None)
                     continue
-                ts = self._appeared_ts(zone, labels, table.settled(zone).first_seen_ts)
+                ts = self._appeared_ts(zone, labels, self._dated_after_base(table, zone))
                 if _key(labels) != self._base.get(zone, ()) and self._touched(table, zone):
                     sights.append(_Sight(seat, kind, zone, labels, ts))
         return sorted(sights, key=lambda s: (s.ts, s.kind != TRICK or s.seat != state.turn))
 
     def _touched(self, table: StabilityTracker, zone: str) -> bool:
         """Whether cards in ``zone`` may have changed: it held none the events account for, or a
-        hand was seen there while it changed (the tracker's ``handled``). Cards lying in a spot
-        do not change by themselves, so a read flickering between look-alikes (a grey 2 in one
-        frame, a grey 3 in the next) must not become a new card (GREY-G1: a grey credited to
-        the wrong seat). Cards appearing on an empty spot are not held to this: a grey slapped
-        down in a race may land between two frames of the hand."""
-        return not self._base.get(zone) or table.settled(zone).handled
+        hand reached there since they were laid. Cards lying in a spot do not change by
+        themselves, so a read flickering between look-alikes (a grey 2 in one frame, a grey 3
+        in the next) must not become a new card (GREY-G1: a grey credited to the wrong seat).
+        Cards appearing on an empty spot are not held to this: a grey slapped down in a race
+        may land between two frames of the hand. (Not the tracker's ``handled``: a grey laid on
+        a grey read as unknown counts there as the unknown card made out, hand or not.)"""
+        since = self._base_ts.get(zone)
+        return not self._base.get(zone) or since is None or table.covered_since(zone, since)
+
+    def _note_unclear(self, state: GreyDuckState, table: StabilityTracker) -> None:
+        """Note which spots are not read clearly since a hand was there, and each one's last
+        such spell: races are judged against them (also on table moments a follower catching up
+        after a person's entry walks without proposing anything)."""
+        for seat in range(state.num_players):
+            for kind in ZONE_KINDS:
+                zone = seat_zone(seat, kind)
+                if not table.fresh(zone):
+                    self._unclear_since.setdefault(zone, table.last_ts)
+                elif zone in self._unclear_since:
+                    self._last_unclear[zone] = (self._unclear_since.pop(zone), table.last_ts)
+
+    def _dated_after_base(self, table: StabilityTracker, zone: str) -> int:
+        """When the spot's cards appeared as the tracker dates them, but not before the cards
+        the events account for were laid: cards laid on a card the camera read only as unknown
+        count for the tracker as that card made out, and keep its older date. Those are dated
+        from the hand that laid them instead (the spot's last spell under a hand)."""
+        first_seen = table.settled(zone).first_seen_ts
+        base_ts = self._base_ts.get(zone)
+        if not self._base.get(zone) or base_ts is None or first_seen > base_ts:
+            return first_seen
+        spell = self._last_unclear.get(zone)
+        return spell[0] if spell is not None and spell[0] > base_ts else base_ts + 1
+
+    def _laid_over(self, table: StabilityTracker, zone: str, labels: Labels) -> bool:
+        """Whether the spot, still awaited to show cards a person entered, shows other cards
+        made out clearly after a hand was there since those were laid: new cards on them (a
+        grey on the grey a person entered while the camera read it only as unknown)."""
+        since = self._base_ts.get(zone)
+        return (bool(labels) and UNKNOWN not in labels and since is not None
+                and table.covered_since(zone, since))
 
     def _appeared_ts(self, zone: str, labels: Labels, first_seen: int) -> int:
         """When these cards appeared, as the tracker dates them (it keeps the time of a card
@@ -246,6 +289,10 @@ class GreyInferrer(Inferrer):
             doubt = ""
             if len({s.seat for s in leads}) > 1:
                 doubt = "cards appeared in more than one seat's spot at the start of the hand"
+            elif any(self._unclear_since.get(trick_zone(seat), first.ts + 1) <= first.ts
+                     for seat in range(state.num_players) if seat != first.seat):
+                doubt = ("another seat's spot was under a hand when these cards appeared, so cards "
+                         "laid there first may not have been seen: who led the hand is not certain")
             return self._inference(table, Event("deal", dealer, {"leader": first.seat}), [first.zone],
                                    first.ts, f"{state.players[first.seat]} leads the first trick", doubt)
         captain, duckling = state.captain, state.duckling
@@ -302,6 +349,12 @@ class GreyInferrer(Inferrer):
                         state, table, sight):
                     if mover is not None and self._unclear_before(state, table, [trick_zone(mover)], sight):
                         return None  # the next player's cards may have landed first
+                    rival = self._rival_unseen(state, sights, sight)
+                    if rival is not None:
+                        return self._inference(
+                            table, inference.event, [sight.zone], sight.ts, "",
+                            f"{state.players[rival]}'s spot was under a hand when {card} appeared and "
+                            "showed cards once it was clear: which came first cannot be seen")
                     return inference
                 continue  # a grey that lost its race or fits nothing: it will be taken back
             if sight.seat != mover:
@@ -338,6 +391,30 @@ class GreyInferrer(Inferrer):
                                    f"{state.players[first.seat]} laid cards while it is "
                                    f"{state.players[mover]}'s turn: did {state.players[mover]} quack?")
         return None
+
+    def _rival_unseen(self, state: GreyDuckState, sights: list[_Sight], grey: _Sight) -> int | None:
+        """The seat whose in-turn cards race ``grey`` but were under a hand when it appeared (new
+        cards in the mover's spot, or the play that closed the grey's window), first seen after
+        it: they may have been laid before it, out of sight (GREY-G1 races are judged on when
+        cards reached the table, which the camera missed). None when there is no such seat."""
+        rivals = [s.seat for s in sights if s.kind == TRICK and s.seat == state.turn and s.ts > grey.ts]
+        closure = state.closure
+        if closure is not None and closure.action == "play" and closure.window.grey == grey.labels[-1]:
+            seen = self._first_seen_of(trick_zone(closure.seat), closure.cards)
+            if seen is None or seen > grey.ts:
+                rivals.append(closure.seat)
+        return next((seat for seat in rivals if self._hidden_at(trick_zone(seat), grey.ts)), None)
+
+    def _first_seen_of(self, zone: str, cards: Iterable[str]) -> int | None:
+        appeared = self._appeared.get(zone)
+        return appeared[1] if appeared is not None and _key(appeared[0]) == _key(cards) else None
+
+    def _hidden_at(self, zone: str, ts: int) -> bool:
+        """Whether ``zone`` was not read clearly at ``ts`` (it still is not, or in its last
+        spell of being under a hand)."""
+        since = self._unclear_since.get(zone)
+        spell = self._last_unclear.get(zone)
+        return (since is not None and since <= ts) or (spell is not None and spell[0] <= ts <= spell[1])
 
     def _seen_after(self, state: GreyDuckState, table: StabilityTracker, sight: _Sight) -> bool:
         """Whether the grey would overturn the last event, a play a person entered (so dated by

@@ -150,6 +150,44 @@ def test_GREY_G1_a_grey_pile_read_flickering_to_a_look_alike_is_no_new_grey():
     assert brief(applied) == [("grey", 0, {"card": "grey-3"})]
 
 
+def test_GREY_D2_the_first_lead_is_not_certain_while_another_spot_is_under_a_hand():
+    """Cat's cards show while a hand hides Ben's spot: Ben may have led first under it (model-mode
+    game, grey seed 9), so who leads is asked, not guessed from the first cards seen."""
+    table = Table()
+    table.lay(2, hidden=("seat1.trick",))
+    assert table.lay(4, hidden=("seat1.trick",), s2_trick=["yellow-5"]) == []
+    assert "who led the hand is not certain" in table.pending_why()
+
+
+def test_GREY_G1_a_grey_seen_while_the_next_players_spot_was_hidden_is_held_for_a_person():
+    """Ben's grey shows while a hand hides Ann's spot; when it lifts, Ann's cards are there. They
+    may have landed first, out of sight: the race is asked, not judged on first sightings."""
+    table = led_five()
+    table.lay(2, hidden=("seat0.trick",))
+    table.lay(3, hidden=("seat0.trick",), s1_grey=["grey-5"])
+    assert table.lay(6, s0_trick=["yellow-7"]) == []
+    assert "which came first cannot be seen" in table.pending_why()
+    assert table.state.race_log == []
+
+
+def test_GREY_G1_a_grey_laid_on_a_grey_read_as_unknown_is_dated_by_the_hand_that_laid_it():
+    """Ben's grey 5 is read only as unknown and entered by a person; later his grey 6 is laid on
+    it, under a hand. The tracker counts the 6 as the unknown card made out (dated when the
+    unknown first showed, before Cat's pair of sixes); the inferrer dates it by the hand, so it
+    joins the sixes (model-mode game, grey seed 10)."""
+    table = led_five()
+    table.lay(s1_grey=["unknown"])
+    assert table.follower.confirm(Event("grey", 1, {"card": "grey-5"}, ts=table.ts)).ok
+    assert table.state.turn == 2
+    table.lay(2, hidden=("seat2.trick",))
+    assert brief(table.lay(6, s2_trick=["yellow-6", "yellow-6"])) == [
+        ("play", 2, {"cards": ["yellow-6", "yellow-6"]})]
+    table.lay(2, hidden=("seat1.grey",))
+    applied = table.lay(6, s1_grey=["grey-6"])
+    assert brief(applied) == [("grey", 1, {"card": "grey-6"})]
+    assert applied[0].ts > table.follower.log[-2].event.ts  # after Cat's sixes
+
+
 def test_GREY_G1_race_lost_by_timestamps_the_grey_is_never_applied():
     """Ann's play shows first, then Ben's grey; a hand stays over Ann's cards so the grey
     settles first, yet the play (first seen earlier) is applied and the grey refused."""
