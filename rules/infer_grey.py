@@ -289,7 +289,7 @@ class GreyInferrer(Inferrer):
             doubt = ""
             if len({s.seat for s in leads}) > 1:
                 doubt = "cards appeared in more than one seat's spot at the start of the hand"
-            elif any(self._unclear_since.get(trick_zone(seat), first.ts + 1) <= first.ts
+            elif any(self._hidden_at(trick_zone(seat), first.ts)
                      for seat in range(state.num_players) if seat != first.seat):
                 doubt = ("another seat's spot was under a hand when these cards appeared, so cards "
                          "laid there first may not have been seen: who led the hand is not certain")
@@ -349,7 +349,7 @@ class GreyInferrer(Inferrer):
                         state, table, sight):
                     if mover is not None and self._unclear_before(state, table, [trick_zone(mover)], sight):
                         return None  # the next player's cards may have landed first
-                    rival = self._rival_unseen(state, sights, sight)
+                    rival = self._rival_unseen(state, table, sights, sight)
                     if rival is not None:
                         return self._inference(
                             table, inference.event, [sight.zone], sight.ts, "",
@@ -392,7 +392,8 @@ class GreyInferrer(Inferrer):
                                    f"{state.players[mover]}'s turn: did {state.players[mover]} quack?")
         return None
 
-    def _rival_unseen(self, state: GreyDuckState, sights: list[_Sight], grey: _Sight) -> int | None:
+    def _rival_unseen(self, state: GreyDuckState, table: StabilityTracker, sights: list[_Sight],
+                      grey: _Sight) -> int | None:
         """The seat whose in-turn cards race ``grey`` but were under a hand when it appeared (new
         cards in the mover's spot, or the play that closed the grey's window), first seen after
         it: they may have been laid before it, out of sight (GREY-G1 races are judged on when
@@ -400,14 +401,10 @@ class GreyInferrer(Inferrer):
         rivals = [s.seat for s in sights if s.kind == TRICK and s.seat == state.turn and s.ts > grey.ts]
         closure = state.closure
         if closure is not None and closure.action == "play" and closure.window.grey == grey.labels[-1]:
-            seen = self._first_seen_of(trick_zone(closure.seat), closure.cards)
+            seen = self._first_seen(table, trick_zone(closure.seat), closure.cards)
             if seen is None or seen > grey.ts:
                 rivals.append(closure.seat)
         return next((seat for seat in rivals if self._hidden_at(trick_zone(seat), grey.ts)), None)
-
-    def _first_seen_of(self, zone: str, cards: Iterable[str]) -> int | None:
-        appeared = self._appeared.get(zone)
-        return appeared[1] if appeared is not None and _key(appeared[0]) == _key(cards) else None
 
     def _hidden_at(self, zone: str, ts: int) -> bool:
         """Whether ``zone`` was not read clearly at ``ts`` (it still is not, or in its last
