@@ -204,7 +204,8 @@ class DuckInferrer(Inferrer):
         if top != expected and top is not None and not shown:
             if staged is None:
                 doubt = ""
-                if table.covered_since(reveal_zone, self._last_event_ts):
+                # since the last play: cards may be shown while the one before still draws
+                if table.covered_since(reveal_zone, min(self._last_event_ts, self._played_ts)):
                     doubt = (f"{top} appeared on the pile, but a hand was over the reveal area, so "
                              "more cards may have been shown there unseen")
                 return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],

@@ -125,6 +125,19 @@ def test_DUCK_A1_single_card_straight_onto_the_pile():
     assert [(e.type, e.seat, e.data["cards"]) for e in applied] == [("play", 1, ["blue-7"])]
 
 
+def test_DUCK_A1_a_top_card_alone_is_not_a_certain_play_when_the_reveal_area_was_hidden_during_the_draw():
+    """Cat shows her cards under a hand while Ben still draws; then only her pile's new top is
+    seen. More cards may have been shown than that one (model-mode game, duck seed 14: three
+    cards played, one applied), so the play waits for a person."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.glimpse({"s2_reveal": None}, {"s2_reveal": None})
+    assert [e.type for e in table.lay(s0_discard=[])] == ["draw"]
+    assert table.lay(s2_discard=["yellow-5"]) == []
+    pending = table.follower.pending
+    assert pending is not None and "a hand was over the reveal area" in pending.why
+
+
 def test_DUCK_A4_taking_a_neighbours_top_card_is_a_draw_from_that_side():
     table = dealt()
     table.lay(s1_discard=["blue-7"])
