@@ -66,7 +66,6 @@ class DuckInferrer(Inferrer):
         self._staged_ts: dict[int, int] = {}
         self._cleared = True  # the table starts empty
         self._played_ts = -1  # when the mover's play reached their pile (draws come after)
-        self._last_event_ts = -1
         self._now = -1  # the moment of the table last looked at
         self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
 
@@ -97,8 +96,6 @@ class DuckInferrer(Inferrer):
 
     # -- the protocol ------------------------------------------------------------------------
     def applied(self, state: State, event: Event) -> None:
-        if event.ts is not None:
-            self._last_event_ts = event.ts
         if event.type == "play" and event.seat is not None:
             self._staged.pop(event.seat, None)
             self._played_at[event.seat] = self._now
@@ -204,8 +201,9 @@ class DuckInferrer(Inferrer):
         if top != expected and top is not None and not shown:
             if staged is None:
                 doubt = ""
-                # since the last play: cards may be shown while the one before still draws
-                if table.covered_since(reveal_zone, min(self._last_event_ts, self._played_ts)):
+                # since the last play (not the last event): cards may be shown while the
+                # previous player still draws
+                if table.covered_since(reveal_zone, self._played_ts):
                     doubt = (f"{top} appeared on the pile, but a hand was over the reveal area, so "
                              "more cards may have been shown there unseen")
                 return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ducktable.rules import Event, State, make_game
@@ -25,15 +24,10 @@ from ducktable.rules.infer_base import Inference, Inferrer, TableFollower
 from ducktable.rules.snapshot import TableSnapshot
 from ducktable.rules.stability import StabilityTracker
 
-from .layout import TableLayout
 from .table_video import (
     FRAME_MS,
     BotGame,
-    FrameReader,
     Shot,
-    TableRenderer,
-    kept_or_read,
-    model_classifier,
 )
 
 CONFIRMED = "confirmed by hand"
@@ -438,57 +432,3 @@ def tally_games(results: Sequence[ScriptResult]) -> dict[str, Any]:
             for kind, t in sorted(by_type.items())
         },
     }
-
-
-# ---- rendered frames ---------------------------------------------------------------------------
-
-class CameraFrames:
-    """A script's frames rendered (cards, markers, hands, noise) and read back by detector,
-    labels (the true ones of the cards found, or the shipped classifier with ``labels="model"``)
-    and zones, after calibrating from the markers of the empty table. Iterate for snapshots;
-    ``seconds`` holds where the time went."""
-
-    def __init__(self, script: TableScript, layout: TableLayout, *, seed: int, labels: str = "truth",
-                 tilt_deg: float = 4.0, max_frames: int | None = None, frames_dir: str | None = None,
-                 cache: Path | None = None) -> None:
-        self.script = script
-        self.layout = layout
-        self.seed = seed
-        self.labels = labels
-        self.tilt_deg = tilt_deg
-        self.max_frames = max_frames
-        self.frames_dir = frames_dir
-        self.cache = cache
-        self.seconds: dict[str, float] = {}
-
-    def __iter__(self) -> Iterator[TableSnapshot]:
-        """The reads of every frame; with a ``cache`` file (see :func:`.table_video.reads_cache`)
-        kept reads are used again, and new ones are all taken before the first is given (the
-        replay may stop early) and then kept."""
-        shots = self.script.shots[:self.max_frames] if self.max_frames is not None else self.script.shots
-        reads, kept = kept_or_read(self.cache, len(shots), lambda: self._read(shots))
-        if kept:
-            self.seconds["cached_reads"] = 1.0
-        yield from reads
-
-    def _read(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
-        import cv2
-
-        from .calibrate import calibrate_from_markers
-
-        game = self.script.game.game
-        renderer = TableRenderer(game, self.layout, background_seed=self.seed, tilt_deg=self.tilt_deg)
-        empty = renderer.empty_table()
-        calibrated = calibrate_from_markers(self.layout, empty).layout
-        reader = FrameReader(calibrated, empty, game, model_classifier(game) if self.labels == "model" else None)
-        if self.frames_dir is not None:
-            Path(self.frames_dir).mkdir(parents=True, exist_ok=True)
-        render_s = 0.0
-        for index, shot in enumerate(shots):
-            t0 = time.perf_counter()
-            image = renderer.frame(shot, index)
-            render_s += time.perf_counter() - t0
-            if self.frames_dir is not None:
-                cv2.imwrite(f"{self.frames_dir}/frame-{index:05d}.jpg", image)
-            yield reader.read(image, shot.ts, index, shot)
-            self.seconds.update(reader.seconds, render=render_s)

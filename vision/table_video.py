@@ -673,32 +673,64 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
         shots = shots[:max_frames]
     cache = None if snapshots_dir is None else reads_cache(
         "duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels)
-    seconds: dict[str, float] = {}
+    snapshots = CameraFrames("duck", shots, duck_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
+                             frames_dir=frames_dir, cache=cache)
+    result = replay(game, zip(snapshots, shots, strict=True), seed=seed)
+    result.seconds.update(snapshots.seconds)
+    return result
 
-    def frames() -> Iterator[TableSnapshot]:
+
+# ---- rendered frames ---------------------------------------------------------------------------
+
+class CameraFrames:
+    """A game's script shots rendered (cards, markers, hands, noise) and read back by detector,
+    labels (the true ones of the cards found, or the shipped classifier with ``labels="model"``)
+    and zones, after calibrating from the markers of the empty table. Iterate for snapshots;
+    ``seconds`` holds where the time went."""
+
+    def __init__(self, game: str, shots: Sequence[Shot], layout: TableLayout, *, seed: int, labels: str = "truth",
+                 tilt_deg: float = 4.0, max_frames: int | None = None, frames_dir: str | None = None,
+                 cache: Path | None = None) -> None:
+        self.game = game
+        self.shots = shots
+        self.layout = layout
+        self.seed = seed
+        self.labels = labels
+        self.tilt_deg = tilt_deg
+        self.max_frames = max_frames
+        self.frames_dir = frames_dir
+        self.cache = cache
+        self.seconds: dict[str, float] = {}
+
+    def __iter__(self) -> Iterator[TableSnapshot]:
+        """The reads of every frame; with a ``cache`` file (see :func:`reads_cache`)
+        kept reads are used again, and new ones are all taken before the first is given (the
+        replay may stop early) and then kept."""
+        shots = self.shots[:self.max_frames] if self.max_frames is not None else self.shots
+        reads, kept = kept_or_read(self.cache, len(shots), lambda: self._read(shots))
+        if kept:
+            self.seconds["cached_reads"] = 1.0
+        yield from reads
+
+    def _read(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
         from .calibrate import calibrate_from_markers
 
-        layout = duck_layout(players)
-        renderer = TableRenderer("duck", layout, background_seed=seed, tilt_deg=tilt_deg)
+        game = self.game
+        renderer = TableRenderer(game, self.layout, background_seed=self.seed, tilt_deg=self.tilt_deg)
         empty = renderer.empty_table()
-        calibrated = calibrate_from_markers(layout, empty).layout
-        reader = FrameReader(calibrated, empty, "duck", model_classifier("duck") if labels == "model" else None)
-        if frames_dir is not None:
-            Path(frames_dir).mkdir(parents=True, exist_ok=True)
+        calibrated = calibrate_from_markers(self.layout, empty).layout
+        reader = FrameReader(calibrated, empty, game, model_classifier(game) if self.labels == "model" else None)
+        if self.frames_dir is not None:
+            Path(self.frames_dir).mkdir(parents=True, exist_ok=True)
         render_s = 0.0
         for index, shot in enumerate(shots):
             t0 = time.perf_counter()
             image = renderer.frame(shot, index)
             render_s += time.perf_counter() - t0
-            if frames_dir is not None:
-                cv2.imwrite(f"{frames_dir}/frame-{index:05d}.jpg", image)
+            if self.frames_dir is not None:
+                cv2.imwrite(f"{self.frames_dir}/frame-{index:05d}.jpg", image)
             yield reader.read(image, shot.ts, index, shot)
-            seconds.update(reader.seconds, render=render_s)
-
-    reads, kept = kept_or_read(cache, len(shots), frames)
-    result = replay(game, zip(reads, shots, strict=True), seed=seed)
-    result.seconds.update({"cached_reads": 1.0} if kept else seconds)
-    return result
+            self.seconds.update(reader.seconds, render=render_s)
 
 
 def kept_or_read(cache: Path | None, count: int, read: Callable[[], Iterator[TableSnapshot]]

@@ -21,8 +21,8 @@ from ducktable.rules.infer_bruce import DISCARD, DRAW, ROW, STEAL, BruceInferrer
 from ducktable.rules.stability import StabilityTracker
 
 from .layout import SLOT_H, SLOT_W, TABLE_SIZE, TableLayout, Zone, corner_markers
-from .table_script import CameraFrames, ScriptResult, Stage, TableScript, replay_script
-from .table_video import BotGame, oracle_snapshots, reads_cache
+from .table_script import ScriptResult, Stage, TableScript, replay_script
+from .table_video import BotGame, CameraFrames, oracle_snapshots, reads_cache
 
 ROW_SLOTS = 10  # one duck of every colour at most, then a double duck must follow (BRUCE-T3)
 STEAL_SLOTS = 3  # a raid moves at most three cards (BRUCE-T4)
@@ -166,7 +166,8 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     cache = None if snapshots_dir is None else reads_cache(
         "bruce", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
         options=options)
-    snaps = CameraFrames(script, bruce_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
+    snaps = CameraFrames(script.game.game, script.shots, bruce_layout(players), seed=seed, labels=labels,
+                         tilt_deg=tilt_deg,
                          max_frames=max_frames, frames_dir=frames_dir, cache=cache)
     result = replay_script(script, snaps, BruceInferrer(), StabilityTracker(window=5, needed=3), seed=seed)
     result.seconds.update(snaps.seconds)

@@ -39,8 +39,8 @@ from ducktable.rules.snapshot import seat_zone
 from ducktable.rules.stability import StabilityTracker
 
 from .layout import TableLayout, Zone, seat_layout
-from .table_script import CameraFrames, Hand, ScriptResult, Stage, TableScript, replay_script
-from .table_video import FRAME_MS, BotGame, oracle_snapshots, reads_cache
+from .table_script import Hand, ScriptResult, Stage, TableScript, replay_script
+from .table_video import FRAME_MS, BotGame, CameraFrames, oracle_snapshots, reads_cache
 
 MAX_GAP_FRAMES = 6
 """Moments of one step further apart than this are brought closer (the video stays short)."""
@@ -265,7 +265,8 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     cache = None if snapshots_dir is None else reads_cache(
         "grey", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
         options=options)
-    snaps = CameraFrames(script, grey_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
+    snaps = CameraFrames(script.game.game, script.shots, grey_layout(players), seed=seed, labels=labels,
+                         tilt_deg=tilt_deg,
                          max_frames=max_frames, frames_dir=frames_dir, cache=cache)
     inferrer = GreyInferrer()
     result = replay_script(script, snaps, inferrer, StabilityTracker(window=5, needed=3), seed=seed,
