@@ -381,6 +381,8 @@ class WebServer:
                 "running? choose another port with --port"
             ) from None
         self._stopping = threading.Event()
+        self._closing = threading.Lock()  # the trigger is pulled only while its pipe is open
+        self._closed = False
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
 
     @property
@@ -403,15 +405,19 @@ class WebServer:
                 wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._server._map,
                                use_poll=adj.asyncore_use_poll, count=1)
         finally:
-            wasyncore.close_all(self._server._map)
+            with self._closing:
+                self._closed = True
+                wasyncore.close_all(self._server._map)
 
     def stop(self) -> None:
         """End live streams (they watch STOP_EVENT), let running requests finish (the loop
         still flushes their output), then end the loop, which closes every socket."""
         self.app.config["STOP_EVENT"].set()
         self._server.task_dispatcher.shutdown(timeout=JOIN_TIMEOUT_S)
-        self._stopping.set()
-        self._server.pull_trigger()
+        with self._closing:
+            self._stopping.set()
+            if not self._closed:  # a closed pipe's number may already belong to another file
+                self._server.pull_trigger()
         self._thread.join(timeout=JOIN_TIMEOUT_S)
 
 

@@ -25,6 +25,7 @@ from ducktable.device.runloop import (
     CameraStatus,
     CueWatcher,
     TableLink,
+    WebServer,
     public_url,
 )
 from ducktable.device.store import MatchStore, StoreError
@@ -219,6 +220,32 @@ def test_demo_appliance_plays_a_match_while_serving_the_scoreboard(tmp_path: Pat
         assert info.finished and all(e.source == "bot" for e in reopened.events(info.id))
     finally:
         reopened.close()
+
+
+def test_the_web_server_stops_cleanly_when_its_loop_has_already_closed_the_sockets() -> None:
+    """CI once failed at teardown: the loop saw 'stopping', closed its wake-up pipe, and stop()
+    then wrote to the closed pipe (EBADF; a reused descriptor number would take the byte)."""
+
+    class App:
+        config: dict[str, Any] = {"STOP_EVENT": threading.Event()}
+
+        def __call__(self, environ: Any, start_response: Any) -> list[bytes]:
+            start_response("204 No Content", [])
+            return []
+
+    server = WebServer(App(), "127.0.0.1", 0, threads=1)
+    server.start()
+    server._stopping.set()  # the loop ends between two polls, before stop() wakes it
+    server._thread.join(timeout=5)
+    assert not server._thread.is_alive()
+    written: list[int] = []
+    real_write = os.write
+    try:
+        os.write = lambda fd, data: written.append(fd) or real_write(fd, data)  # type: ignore[assignment]
+        server.stop()
+    finally:
+        os.write = real_write
+    assert written == [] and App.config["STOP_EVENT"].is_set()
 
 
 def free_port() -> int:
