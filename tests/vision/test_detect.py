@@ -123,6 +123,24 @@ def test_a_card_whose_outline_runs_into_other_edges_is_found(seed: int, index: i
     assert index not in missed
 
 
+@pytest.mark.parametrize("frame", [200, 400])
+def test_cards_on_a_light_cream_cloth_with_dark_dots_are_all_found(frame: int) -> None:
+    """The DUCK replays' table 9: white cards on a cream cloth of their own grey level, its
+    dots touching their outlines. The paperness edges (colour counted twice) part the paper
+    from the cream (frame 200: one card of five was found before); with no card outlined on
+    its own, corners with a card's proportions are completed (frame 400: one of six)."""
+    from ducktable.vision.layout import duck_layout
+    from ducktable.vision.table_video import TableRenderer, bot_game, script_for
+
+    shot = script_for(bot_game("duck", 9, 3), 9)[frame]
+    renderer = TableRenderer("duck", duck_layout(3), background_seed=9)
+    image = renderer.frame(shot, frame)
+    found = detect_cards(image)
+    truth = renderer.card_quads(shot)
+    assert len(found) == len(truth) >= 5
+    assert min(best_match(found, quad) for quad in truth) > 0.8
+
+
 def test_a_coloured_note_with_writing_is_not_a_card() -> None:
     """Card-shaped and printed on, but coloured to its edge: a card has a paper margin."""
     note = np.full((300, 200, 3), (60, 215, 245), np.uint8)

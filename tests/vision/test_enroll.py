@@ -10,11 +10,13 @@ import pytest
 from ducktable.vision import augment, render
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.enroll import (
+    MIN_SHARPNESS,
     VIEWS_PER_PHOTO,
     EnrolmentError,
     detector_finder,
     enroll_folder,
     guided_enrolment,
+    sharpness,
 )
 
 # An invented deck nobody trained on (training uses families 0-63, calibration 1000-1039).
@@ -101,6 +103,23 @@ def test_bad_photos_are_named_with_the_reason(tmp_path: Path, classifier: CardCl
     for name, message in messages.items():
         assert str(photos) in message and name in message
     assert report.photos_per_label == {"sign-0": 2, "sign-1": 1}
+
+
+@pytest.mark.parametrize("label", ["sign-1", "sign-4"])
+def test_sharpness_judges_focus_not_how_much_is_printed_or_the_crops_edge(label: str) -> None:
+    """A plain card in focus passes and a busy one blurred by sigma 2 fails. The old measure
+    (the Laplacian's variance over the whole crop) read mostly the crop's outline: it passed
+    the plain card blurred by sigma 2 (198) and failed it in focus when the outline moved by
+    half a pixel (54, then 38)."""
+    find = detector_finder()
+    rng = np.random.default_rng(11)
+    photo = augment.photo_of_card(new_card(label), rng)
+    (crop,) = find(photo)
+    assert sharpness(crop) >= MIN_SHARPNESS
+    for sigma in (2.0, 3.0):
+        (blurred,) = find(cv2.GaussianBlur(photo, (0, 0), sigma))
+        assert sharpness(blurred) < MIN_SHARPNESS
+    assert sharpness(np.full((150, 100, 3), 200, np.uint8)) == 0.0
 
 
 def test_a_label_without_any_usable_photo_stops_enrolment(tmp_path: Path,
