@@ -68,6 +68,7 @@ class DuckInferrer(Inferrer):
         self._played_ts = -1  # when the mover's play reached their pile (draws come after)
         self._now = -1  # the moment of the table last looked at
         self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
+        self._tops_seen: dict[int, set[str]] = {}  # new tops of the mover's pile in their turn
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod
@@ -98,10 +99,12 @@ class DuckInferrer(Inferrer):
     def applied(self, state: State, event: Event) -> None:
         if event.type == "play" and event.seat is not None:
             self._staged.pop(event.seat, None)
+            self._tops_seen.pop(event.seat, None)
             self._played_at[event.seat] = self._now
             self._played_ts = event.ts if event.ts is not None else -1
         if event.type in ("deal", "reveal"):
             self._staged.clear()
+            self._tops_seen.clear()
         if event.type == "reveal":
             self._cleared = False
 
@@ -140,6 +143,8 @@ class DuckInferrer(Inferrer):
             return None
         if state.phase in ("play", "draw"):
             self._remember_shown(state, table)
+        if state.phase == "play":
+            self._note_new_top(state, table)
         if state.phase == "deal":
             return self._deal(state, table)
         if state.phase == "play":
@@ -199,8 +204,9 @@ class DuckInferrer(Inferrer):
         pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
+            missed = self._missed_play(seat.pile, staged or (top,), t)
             if staged is None:
-                doubt = ""
+                doubt = missed
                 # since the last play (not the last event): cards may be shown while the
                 # previous player still draws
                 if table.covered_since(reveal_zone, self._played_ts):
@@ -211,7 +217,7 @@ class DuckInferrer(Inferrer):
             cards, doubt = _stack_order(staged, top)
             return self._inference(table, Event("play", t, {"cards": cards}),
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
-                                   doubt)
+                                   doubt or missed)
         if (top == expected and top is not None and not shown and staged and top in staged
                 and table.covered_since(pile_zone, self._staged_ts[t]) and table.fresh(pile_zone)):
             # the play ended with a card equal to the old top: the pile looks the same, but the
@@ -225,6 +231,26 @@ class DuckInferrer(Inferrer):
             return self._inference(table, Event("duck", t), [reveal_zone],
                                    "the whole hand is shown and the others show theirs")
         return None
+
+    def _note_new_top(self, state: DuckState, table: StabilityTracker) -> None:
+        """Keep a new top of the mover's pile laid by a hand with nothing shown: a play of its
+        own (a top that changed with no hand, or while cards are shown, may be a misread, which
+        other rules judge)."""
+        t = state.turn
+        top, pile = self._top(table, t), state.seats[t].pile
+        if top is not None and top != (pile[-1] if pile else None) and not self._shown(table, t) \
+                and table.settled(seat_zone(t, DISCARD)).handled:
+            self._tops_seen.setdefault(t, set()).add(top)
+
+    def _missed_play(self, pile: list[str], cards: tuple[str, ...], seat: int) -> str:
+        """A doubt when the pile showed, since its last play, a top that neither the pile
+        (a take uncovers the card below) nor this play explains: a play not yet entered (one the
+        camera was unsure of) lies under this one, which then is not the turn's play."""
+        odd = sorted(self._tops_seen.get(seat, set()) - set(pile) - set(cards))
+        if not odd:
+            return ""
+        return (f"seat {seat + 1}'s pile showed {', '.join(odd)} before these cards: a play may be "
+                "missing in between")
 
     def _draw(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         t = state.turn

@@ -28,6 +28,7 @@ class Table:
             seat_zone(s, k): [] for s in range(players) for k in ("discard", "reveal")
         }
         self.ts = 0
+        self.confidence = 1.0  # of every card read in the frames to come
 
     @property
     def state(self) -> DuckState:
@@ -52,7 +53,8 @@ class Table:
             applied += self.glimpse(changed)
         for _ in range(frames):
             self.ts += 66
-            applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, self.zones)).applied]
+            snapshot = snapshot_of(self.ts, self.zones, 0, self.confidence)
+            applied += [i.event for i in self.follower.feed(snapshot).applied]
         return applied
 
     def glimpse(self, *frames: Mapping[str, list[str] | None]) -> list[Event]:
@@ -65,7 +67,7 @@ class Table:
                 seat, kind = key[1:].split("_")
                 zones[seat_zone(int(seat), kind)] = labels
             self.ts += 66
-            applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, zones)).applied]
+            applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, zones, 0, self.confidence)).applied]
         return applied
 
     def kinds(self) -> list[tuple[str, int | None, dict]]:
@@ -136,6 +138,31 @@ def test_DUCK_A1_a_top_card_alone_is_not_a_certain_play_when_the_reveal_area_was
     assert table.lay(s2_discard=["yellow-5"]) == []
     pending = table.follower.pending
     assert pending is not None and "a hand was over the reveal area" in pending.why
+
+
+def test_DUCK_A1_a_play_over_a_card_the_camera_was_unsure_of_is_not_certain():
+    """Ben's pile shows a card read too unsurely to apply, and before anyone confirms it the
+    cards he shows next go onto it: the unsure card was a play of its own (model-mode game,
+    duck seed 0 with a higher confidence bar: the later play was applied in its place)."""
+    table = dealt()
+    table.confidence = 0.3
+    assert table.lay(s1_discard=["yellow-5"]) == []
+    table.confidence = 1.0
+    table.lay(s1_reveal=["blue-8"])
+    assert table.lay(s1_reveal=[], s1_discard=["blue-8"]) == []
+    pending = table.follower.pending
+    assert pending is not None and not pending.certain
+    assert "showed yellow-5 before these cards" in pending.why
+
+
+def test_DUCK_A1_a_card_read_again_the_same_after_an_unsure_read_still_makes_the_play():
+    """The unsure read and the play are one card: nothing is missing, the play is applied."""
+    table = dealt()
+    table.confidence = 0.3
+    assert table.lay(s1_discard=["yellow-5"]) == []
+    table.confidence = 1.0
+    applied = table.lay(s1_discard=["yellow-5"], frames=6)
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["yellow-5"])]
 
 
 def test_DUCK_A4_taking_a_neighbours_top_card_is_a_draw_from_that_side():
