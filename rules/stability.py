@@ -177,7 +177,7 @@ class StabilityTracker:
         last_old = before[-1] if before else current.settled_ts
         handled = any(last_old < ts <= vote.reads[-1].ts for ts in self._covers.get(name, ()))
         if UNKNOWN in current.labels and _fits(current.labels, vote.labels):
-            handled = current.handled  # an unclear card made out, not a change
+            handled = handled or current.handled  # an unclear card made out, not a change
             first = min(first, current.first_seen_ts)
         settled = SettledZone(vote.labels, vote.confidence, first, vote.reads[-1].ts, vote.agreement,
                               handled)

@@ -192,6 +192,19 @@ def test_making_out_an_unclear_card_is_not_a_change_of_its_own():
     assert tracker.labels("z") == ("red-1", "red-2", "red-3") and tracker.settled("z").handled
 
 
+def test_an_unclear_card_made_out_after_a_hand_passed_counts_as_handled():
+    """The hand may have changed the card behind the unclear read: what is made out after it
+    was laid by a hand, whatever the unclear read's own hand was."""
+    tracker = StabilityTracker(window=3, needed=2)
+    feed(tracker, {"z": []}, 3)
+    for ts, label in ((300, "red-1"), (366, "blue-1")):  # no hand: a card appears, unclear
+        tracker.update(snapshot_of(ts, {"z": [label]}))
+    assert tracker.labels("z") == (UNKNOWN,) and not tracker.settled("z").handled
+    tracker.update(snapshot_of(400, {"z": None}))
+    feed(tracker, {"z": ["blue-5"]}, 2, start=466)
+    assert tracker.labels("z") == ("blue-5",) and tracker.settled("z").handled
+
+
 def test_each_card_needs_the_needed_number_of_agreeing_reads():
     """Two reads of five naming a card are not enough when three are needed: the count of
     cards is clear, so the card settles as unclear until a third read names it."""
