@@ -47,11 +47,6 @@ EDGE_MIN = 24.0
 """Smallest Sobel response (blurred grey or paperness image) that counts as an edge: a step of
 ~10 grey levels."""
 
-PAPER_EDGE_WEIGHT = 2.0
-"""How much colourfulness the edge search's paperness image subtracts (the margin check's takes
-it once): white paper on a cream or pastel cloth of the same grey level gets an edge (measured on
-500 rendered tables: weight 2 found 0.25% more cards than weight 1, weight 3 and 4 fewer)."""
-
 CORNER_REACH = 0.12
 SMALLEST_SHARE = 0.4
 """Smallest area of a card, as a share of the median well-outlined card's in the same frame
@@ -154,15 +149,12 @@ def paperness(image: np.ndarray, grey: np.ndarray | None = None) -> np.ndarray:
     """Grey level minus colourfulness: card paper (light and neutral) stands out from coloured
     and from dark tables alike, even where their plain grey levels are the same. ``grey``:
     the image's grey level where the caller has it already."""
+    b, g, r = cv2.split(image)
+    top = cv2.max(cv2.max(b, g), r)
+    bottom = cv2.min(cv2.min(b, g), r)
     if grey is None:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    return cv2.subtract(grey, colourfulness(image))
-
-
-def colourfulness(image: np.ndarray) -> np.ndarray:
-    """Largest minus smallest of B, G, R: 0 for white, grey and black."""
-    b, g, r = cv2.split(image)
-    return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    return cv2.subtract(grey, cv2.subtract(top, bottom))
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
@@ -190,25 +182,21 @@ class _Found:
 class _Gradients:
     """The blurred grey image and its edges, sampled at sub-pixel points.
 
-    Gradients are taken on the grey image and on a "paperness" image (grey minus twice the
-    colourfulness), keeping at each pixel whichever is stronger: a light card on a teal or
-    cream cloth of the same grey level still has a clear edge. ``paper`` (grey minus
-    colourfulness once) is what the margin check measures.
+    Gradients are taken on the grey image and on its "paperness" (grey minus colourfulness),
+    keeping at each pixel whichever is stronger: a light card on a teal cloth of the same grey
+    level still has a clear edge.
     """
 
     def __init__(self, image: np.ndarray) -> None:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        colourful = colourfulness(image)
         self.blurred = cv2.GaussianBlur(grey, (5, 5), 0)
-        self.paper = cv2.GaussianBlur(cv2.subtract(grey, colourful), (5, 5), 0)
+        self.paper = cv2.GaussianBlur(paperness(image, grey), (5, 5), 0)
         # Canny's own derivatives (3 x 3 Sobel, replicated border), so Canny reuses them.
         border = cv2.BORDER_REPLICATE
         self.gx = cv2.Sobel(self.blurred, cv2.CV_16S, 1, 0, ksize=3, borderType=border)
         self.gy = cv2.Sobel(self.blurred, cv2.CV_16S, 0, 1, ksize=3, borderType=border)
-        edge_paper = cv2.GaussianBlur(
-            cv2.subtract(grey, cv2.convertScaleAbs(colourful, alpha=PAPER_EDGE_WEIGHT)), (5, 5), 0)
-        px = cv2.Sobel(edge_paper, cv2.CV_16S, 1, 0, ksize=3, borderType=border)
-        py = cv2.Sobel(edge_paper, cv2.CV_16S, 0, 1, ksize=3, borderType=border)
+        px = cv2.Sobel(self.paper, cv2.CV_16S, 1, 0, ksize=3, borderType=border)
+        py = cv2.Sobel(self.paper, cv2.CV_16S, 0, 1, ksize=3, borderType=border)
         self.edges = cv2.bitwise_or(cv2.Canny(self.gx, self.gy, 20, 50, L2gradient=True),
                                     cv2.Canny(px, py, 20, 50, L2gradient=True))
         """Canny edges of the grey and the paperness image together."""
