@@ -183,6 +183,27 @@ def test_bench_vision_prints_every_figure(monkeypatch: pytest.MonkeyPatch, tmp_p
         assert figure in out
 
 
+@pytest.mark.parametrize(("part", "shown", "left_out"), [
+    ("--scenes", "detection recall", "full read (12 cards)"),
+    ("--empty", "false cards per 100 frames", "detection recall"),
+    ("--speed-frames", "full read (12 cards)", "false cards per 100 frames"),
+])
+def test_bench_vision_measures_only_the_parts_given_frames(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        part: str, shown: str, left_out: str) -> None:
+    """A part given 0 frames is left out of the report (``--speed-frames 0`` once crashed at
+    the end of a long accuracy run)."""
+    from ducktable.vision import classify
+
+    monkeypatch.setattr(classify.CardClassifier, "load",
+                        classmethod(lambda cls, *a, **k: FakeClassifier()))
+    argv = {"--scenes": "0", "--empty": "0", "--speed-frames": "0", part: "1"}
+    status = cli.main(["--data-dir", str(tmp_path), "bench", "vision", "--no-memory",
+                       *[word for pair in argv.items() for word in pair]])
+    out = capsys.readouterr().out
+    assert status == 0 and shown in out and left_out not in out
+
+
 def test_bench_without_a_benchmark_lists_them(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["bench"]) == 2
     out = capsys.readouterr().out
