@@ -151,10 +151,11 @@ def enrol_alternate(clf: CardClassifier, game: str, *, shots: int, per_class: in
             got.append(crop)
         crops_by_label[label.split("/", 1)[1]] = got
     queries, truth = [], []
+    query_rng = np.random.default_rng([seed, 23, len(game)])  # the same queries, however many retakes
     for label in labels:
         card = face(label, "alternate", (120, 180))
         for _ in range(per_class):
-            queries.append(augment.augment_card(card, rng, size=CROP))
+            queries.append(augment.augment_card(card, query_rng, size=CROP))
             truth.append(label)
     before = [c.label for c in clf.classify(queries, games={game})]
     deck_dir = enroll_crops(crops_by_label, store, game, clf, seed=seed)
