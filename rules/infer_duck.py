@@ -12,7 +12,8 @@ from what it leaves on the table, following this table convention (told to the p
 From that (DUCK-A1..A5, B1, S1):
 
 - deal: the table was cleared after the last reveal, and now the dealer's pile (or everyone's,
-  option ``starting_face_up``) shows one card and nothing else lies in the seat zones;
+  option ``starting_face_up``) shows one card and nothing else lies in the seat zones, read
+  the same for ``DEAL_READS`` reads in a row;
 - play: the mover's pile top changes to a card shown in their reveal area (or, with nothing
   shown, to a single new card); the shown cards are the play, the new top is laid last;
 - draw from a neighbour: that neighbour's top card disappears and the card below shows;
@@ -50,6 +51,12 @@ ZONE_KINDS = (DISCARD, REVEAL)
 MIN_AGREEMENT = 0.0
 """Share of the recent reads of a card that must name it before an event rests on it (no
 bar: measured on rendered games, the rule that a change needs a hand holds what this would)."""
+DEAL_READS = 8
+"""Reads in a row since the dealer's hand left that must name the start card before the deal
+is read (about half a second). Nothing happens before the first play, and a start card read
+one way and then another (yellow-0 read as yellow-8 at 0.99 for 7 frames, then right) was the
+last kind of wrong DUCK event in model-mode games: with 8, 37 of 37 games were exact (32 with
+3); with 10 or 12 other misjudged events surfaced (see docs/benchmarks.md)."""
 MIN_CONFIDENCE = 0.9
 """How sure the reads of every card an event rests on must be. DUCK's yellow indices are the
 classifier's weakest at a table camera's card size: over 16 model-mode games, its wrong reads
@@ -199,6 +206,8 @@ class DuckInferrer(Inferrer):
                 return None
             face_up.append(top)
         zones = [seat_zone(s, DISCARD) for s in seats if face_up[s] is not None]
+        if not all(table.unchanged(z, DEAL_READS) for z in zones):
+            return None  # nothing happens before the first play: read the start card a while
         return self._inference(table, Event("deal", None, {"face_up": face_up}), zones,
                                "the start card is on the dealer's pile")
 

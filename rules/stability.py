@@ -207,6 +207,15 @@ class StabilityTracker:
         since = [r for r in self._kept.get(name, ()) if r.ts > covered][-reads:]
         return len(since) >= reads and all(len(r.labels) == count for r in since)
 
+    def unchanged(self, name: str, reads: int) -> bool:
+        """Whether the last ``reads`` reads of the zone since a hand was last over it all name
+        exactly what it settled on (a card that reads one way and then another is no sure read,
+        however sure each read was)."""
+        covered = self._covered_ts.get(name, -1)
+        labels = self.labels(name)
+        since = [r for r in self._kept.get(name, ()) if r.ts > covered][-reads:]
+        return len(since) >= reads and all(r.labels == labels for r in since)
+
     def settled(self, name: str) -> SettledZone:
         """The zone's agreed content (empty if never settled)."""
         return self._settled.get(name, EMPTY)

@@ -12,7 +12,7 @@ from ducktable.rules import Event, make_game
 from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.duck import DuckState
 from ducktable.rules.infer_base import Inference, TableFollower
-from ducktable.rules.infer_duck import DuckInferrer
+from ducktable.rules.infer_duck import DEAL_READS, DuckInferrer
 from ducktable.rules.snapshot import TableSnapshot, ZoneRead, seat_zone, snapshot_of
 
 
@@ -80,7 +80,7 @@ ONES = ["blue-1"] * 3 + ["red-1"] * 3 + ["yellow-1"]
 
 def dealt() -> Table:
     table = Table()
-    table.lay(s0_discard=["red-5"])
+    table.lay(s0_discard=["red-5"], frames=DEAL_READS)
     return table
 
 
@@ -90,6 +90,20 @@ def test_DUCK_S1_deal_is_read_from_the_dealers_face_up_card():
     event = table.follower.log[0].event
     assert event.source == "camera" and event.ts == 2 * 66  # the first frame after the hand
     assert table.state.turn == 1  # DUCK-S2: left of the dealer starts
+
+
+def test_DUCK_S1_a_start_card_read_one_way_and_then_another_is_no_deal_yet():
+    """Model-mode DUCK seed 16: the start card read yellow-8 at 0.99 for 7 frames after the
+    dealer's hand, then yellow-0 (right) from then on; the deal waits for DEAL_READS reads in
+    a row of one card (the change came with no hand, so a person confirms the card)."""
+    table = Table()
+    table.glimpse({"s0_discard": None})
+    table.zones[seat_zone(0, "discard")] = ["yellow-8"]
+    assert table.lay_zones({}, frames=DEAL_READS - 1, hand=False) == []
+    table.zones[seat_zone(0, "discard")] = ["yellow-0"]
+    assert table.lay_zones({}, frames=DEAL_READS + 3, hand=False) == []
+    pending = table.follower.pending
+    assert pending is not None and dict(pending.event.data) == {"face_up": ["yellow-0", None, None]}
 
 
 def test_DUCK_S1_no_deal_while_a_non_dealer_pile_holds_a_card():
@@ -236,7 +250,7 @@ def test_DUCK_E3_next_deal_waits_until_the_table_was_cleared():
     assert table.state.round == 1
     assert table.lay(s0_reveal=[], s2_reveal=[]) == []  # piles still lying there
     assert table.lay(s0_discard=[], s1_discard=[]) == []
-    applied = table.lay(s1_discard=["yellow-6"])  # round 2: seat 1 deals (DUCK-S2)
+    applied = table.lay(s1_discard=["yellow-6"], frames=DEAL_READS)  # round 2: seat 1 deals (DUCK-S2)
     assert [(e.type, dict(e.data)) for e in applied] == [("deal", {"face_up": [None, "yellow-6", None]})]
 
 
