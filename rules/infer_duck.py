@@ -79,6 +79,7 @@ class DuckInferrer(Inferrer):
         self._staged: dict[int, tuple[str, ...]] = {}
         self._staged_ts: dict[int, int] = {}
         self._cleared = True  # the table starts empty
+        self._deal_missed = False  # since the table was cleared, a pile the deal leaves empty had a card
         self._played_ts = -1  # when the mover's play reached their pile (draws come after)
         self._now = -1  # the moment of the table last looked at
         self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
@@ -194,22 +195,25 @@ class DuckInferrer(Inferrer):
         if not self._cleared:
             if any(self._top(table, s) or self._shown(table, s) for s in seats):
                 return None
-            self._cleared = True
+            self._cleared, self._deal_missed = True, False
         everyone = state.game.options["starting_face_up"] == "everyone"
+        wanted = [everyone or s == state.dealer for s in seats]
+        tops = [self._top(table, s) for s in seats]
+        if any(self._shown(table, s) or (tops[s] is not None and not wanted[s]) for s in seats):
+            self._deal_missed = True  # the game went on: the start card was not seen long enough
+            return None
         face_up: list[str | None] = []
         for s in seats:
-            top = self._top(table, s)
-            wanted = everyone or s == state.dealer
-            if self._shown(table, s) or (top is None) == wanted:
+            if (tops[s] is None) == wanted[s] or len(table.labels(seat_zone(s, DISCARD))) > 1:
                 return None
-            if len(table.labels(seat_zone(s, DISCARD))) > 1:
-                return None
-            face_up.append(top)
+            face_up.append(tops[s])
         zones = [seat_zone(s, DISCARD) for s in seats if face_up[s] is not None]
         if not all(table.unchanged(z, DEAL_READS) for z in zones):
             return None  # nothing happens before the first play: read the start card a while
+        doubt = ("other piles or hands showed cards since the table was cleared, so the start card "
+                 "may have been taken and this card laid later") if self._deal_missed else ""
         return self._inference(table, Event("deal", None, {"face_up": face_up}), zones,
-                               "the start card is on the dealer's pile")
+                               "the start card is on the dealer's pile", doubt)
 
     def _play_or_duck(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         t = state.turn

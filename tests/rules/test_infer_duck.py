@@ -106,6 +106,18 @@ def test_DUCK_S1_a_start_card_read_one_way_and_then_another_is_no_deal_yet():
     assert pending is not None and dict(pending.event.data) == {"face_up": ["yellow-0", None, None]}
 
 
+def test_DUCK_S1_a_lone_card_on_the_dealers_pile_after_the_game_went_on_is_no_sure_deal():
+    """Oracle DUCK seed 33 (3 players, 5% misreads): the start card was taken within a few
+    frames (under DEAL_READS), play went on, and a later card alone on the dealer's pile looked
+    like a fresh deal. Another pile had held a card since the table was cleared: asked."""
+    table = Table()
+    table.lay(s2_discard=["blue-7"])  # the next player's play: the start card went unseen
+    table.lay(s2_discard=[])
+    assert table.lay(s0_discard=["red-5"], frames=DEAL_READS + 2) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "deal" and "may have been taken" in pending.why
+
+
 def test_DUCK_S1_no_deal_while_a_non_dealer_pile_holds_a_card():
     table = Table()
     assert table.lay(s0_discard=["red-5"], s2_discard=["blue-1"]) == []
