@@ -201,7 +201,14 @@ class DuckInferrer(Inferrer):
         tops = [self._top(table, s) for s in seats]
         if any(self._shown(table, s) or (tops[s] is not None and not wanted[s]) for s in seats):
             self._deal_missed = True  # the game went on: the start card was not seen long enough
-            return None
+            dealer = state.dealer
+            if everyone or tops[dealer] is None:
+                return None
+            guess = [tops[dealer] if s == dealer else None for s in seats]
+            zone = seat_zone(dealer, DISCARD)
+            _, problem = self.sure(table, [zone])  # a problem with the card itself comes first
+            doubt = problem or f"play went on before the start card was read steadily: is it {tops[dealer]}?"
+            return self._inference(table, Event("deal", None, {"face_up": guess}), [zone], "", doubt)
         face_up: list[str | None] = []
         for s in seats:
             if (tops[s] is None) == wanted[s] or len(table.labels(seat_zone(s, DISCARD))) > 1:

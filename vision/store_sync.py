@@ -147,7 +147,7 @@ class _Vetoed(Inferrer):
         point = (len(state.history), event_key(proposal.event))
         if point in self.rejected:
             return None
-        if proposal.certain and point in self.taken_back:
+        if point in self.taken_back:  # the most telling reason, whatever else the camera doubts
             return Inference(proposal.event, False, "a person took this event back, but the camera "
                                                     "still sees it on the table")
         return proposal

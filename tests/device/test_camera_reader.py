@@ -93,7 +93,7 @@ def test_DUCK_undo_on_the_phone_then_confirm_of_the_camera_question_and_the_came
                       "SECRET_KEY": "s" * 40, "INSTANCE_PATH": str(tmp_path)})
     phone = app.test_client()
     v = video()
-    undo_at = v.first_frame_of_event(1) + 10
+    undo_at = v.first_frame_of_event(1) + 12  # the deal is read at + 10 (8 reads of its card)
     confirm_at = undo_at + 4
     seen: dict[str, Any] = {}
 
@@ -132,12 +132,12 @@ def test_DUCK_a_new_match_of_the_same_players_is_followed_afresh(tmp_path: Path,
     second: list[int] = []
 
     def start_again(index: int) -> None:
-        if index == v.first_frame_of_event(1) + 10:
+        if index == v.first_frame_of_event(1) + 12:  # the deal is read at + 10
             assert [e.type for e in store.events(first)] == ["deal"]
             second.append(new_match(store))
 
     status = CameraStatus()
-    producer_for(tmp_path, v.first_frame_of_event(1) + 20, status, start_again).run(
+    producer_for(tmp_path, v.first_frame_of_event(1) + 22, status, start_again).run(
         TableLink(store, threading.Event()))
     assert store.events(second[0]) == [] and len(store.events(first)) == 1
     notice = status.notice()
