@@ -202,19 +202,21 @@ class StabilityTracker:
         as many cards as it settled on. Right after a hand leaves, a card it laid may still be
         missed for a frame or three (half under another, caught in glare) and three agreeing
         reads settle the rest; cards do not go on appearing once several more reads agree."""
-        covered = self._covered_ts.get(name, -1)
         count = len(self.labels(name))
-        since = [r for r in self._kept.get(name, ()) if r.ts > covered][-reads:]
+        since = self._last_reads_since_hand(name, reads)
         return len(since) >= reads and all(len(r.labels) == count for r in since)
 
     def unchanged(self, name: str, reads: int) -> bool:
         """Whether the last ``reads`` reads of the zone since a hand was last over it all name
         exactly what it settled on (a card that reads one way and then another is no sure read,
         however sure each read was)."""
-        covered = self._covered_ts.get(name, -1)
         labels = self.labels(name)
-        since = [r for r in self._kept.get(name, ()) if r.ts > covered][-reads:]
+        since = self._last_reads_since_hand(name, reads)
         return len(since) >= reads and all(r.labels == labels for r in since)
+
+    def _last_reads_since_hand(self, name: str, reads: int) -> list[_Read]:
+        covered = self._covered_ts.get(name, -1)
+        return [r for r in self._kept.get(name, ()) if r.ts > covered][-reads:]
 
     def settled(self, name: str) -> SettledZone:
         """The zone's agreed content (empty if never settled)."""

@@ -24,7 +24,7 @@ import random
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -682,25 +682,24 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
 
 # ---- rendered frames ---------------------------------------------------------------------------
 
+@dataclass
 class CameraFrames:
     """A game's script shots rendered (cards, markers, hands, noise) and read back by detector,
     labels (the true ones of the cards found, or the shipped classifier with ``labels="model"``)
     and zones, after calibrating from the markers of the empty table. Iterate for snapshots;
     ``seconds`` holds where the time went."""
 
-    def __init__(self, game: str, shots: Sequence[Shot], layout: TableLayout, *, seed: int, labels: str = "truth",
-                 tilt_deg: float = 4.0, max_frames: int | None = None, frames_dir: str | None = None,
-                 cache: Path | None = None) -> None:
-        self.game = game
-        self.shots = shots
-        self.layout = layout
-        self.seed = seed
-        self.labels = labels
-        self.tilt_deg = tilt_deg
-        self.max_frames = max_frames
-        self.frames_dir = frames_dir
-        self.cache = cache
-        self.seconds: dict[str, float] = {}
+    game: str
+    shots: Sequence[Shot]
+    layout: TableLayout
+    _: KW_ONLY
+    seed: int
+    labels: str = "truth"
+    tilt_deg: float = 4.0
+    max_frames: int | None = None
+    frames_dir: str | None = None
+    cache: Path | None = None
+    seconds: dict[str, float] = field(default_factory=dict, init=False)
 
     def __iter__(self) -> Iterator[TableSnapshot]:
         """The reads of every frame; with a ``cache`` file (see :func:`reads_cache`)

@@ -266,8 +266,7 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
         "grey", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
         options=options)
     snaps = CameraFrames(script.game.game, script.shots, grey_layout(players), seed=seed, labels=labels,
-                         tilt_deg=tilt_deg,
-                         max_frames=max_frames, frames_dir=frames_dir, cache=cache)
+                         tilt_deg=tilt_deg, max_frames=max_frames, frames_dir=frames_dir, cache=cache)
     inferrer = GreyInferrer()
     result = replay_script(script, snaps, inferrer, StabilityTracker(window=5, needed=3), seed=seed,
                            withdrawn=lambda: inferrer.withdrawn)
