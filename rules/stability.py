@@ -62,6 +62,10 @@ COVERS_KEPT = 64
 READS_KEPT = 32
 """Visible reads remembered per zone (beyond the voting window), to date a change by its
 first read even when misreads held the vote back until that read left the window."""
+HAND_SPELL_MS = 500
+"""A visible read between two covered frames at most this far apart was taken while a hand
+hovered about the zone (the hand watch saw it in the frames around): fingers at the zone's
+edge may hide a card there without covering enough of the zone to mark the frame covered."""
 
 
 @dataclass(frozen=True)
@@ -188,14 +192,26 @@ class StabilityTracker:
     def _first_read(self, name: str, current: SettledZone, labels: Labels, fallback: int) -> int:
         """When the new content was first read: the earliest read since the old content was
         last read that names every card of it (an unclear card may stand for any), but not
-        one that named none (any card could stand behind a read of only unclear cards)."""
+        one that named none (any card could stand behind a read of only unclear cards). A read
+        of the old content taken while a hand hovered about the zone does not count: a card
+        just laid there, read clearly, then missed under the fingers of the hand coming back,
+        was still laid when it was first read (a grey race is decided on that time)."""
         kept = list(self._kept.get(name, ()))
-        start = max((k + 1 for k, r in enumerate(kept) if r.labels == current.labels), default=0)
+        start = max((k + 1 for k, r in enumerate(kept)
+                     if r.labels == current.labels and not self._in_hand_spell(name, r.ts)), default=0)
         for r in kept[start:]:
             if r.ts > current.settled_ts and _fits(r.labels, labels, either=True) and (
                     not labels or any(label != UNKNOWN for label in r.labels)):
                 return min(r.ts, fallback)
         return fallback
+
+    def _in_hand_spell(self, name: str, ts: int) -> bool:
+        """Whether the read at ``ts`` lies between two covered frames of the zone at most
+        :data:`HAND_SPELL_MS` apart."""
+        covers = self._covers.get(name, ())
+        before = max((c for c in covers if c < ts), default=None)
+        after = min((c for c in covers if c > ts), default=None)
+        return before is not None and after is not None and after - before <= HAND_SPELL_MS
 
     def steady(self, name: str, reads: int) -> bool:
         """Whether the last ``reads`` reads of the zone since a hand was last over it all name

@@ -232,3 +232,22 @@ def test_a_read_of_only_unclear_cards_does_not_date_a_change():
     for k, label in enumerate([UNKNOWN, "red-1", "red-1", "red-1"]):
         tracker.update(snapshot_of(100 + 66 * k, {"z": [label]}))
     assert tracker.labels("z") == ("red-1",) and tracker.settled("z").first_seen_ts == 166
+
+
+def test_a_card_missed_under_a_hovering_hand_keeps_its_first_read():
+    """Grey seed 18 (model mode): a grey read clearly for two frames, then missed in the
+    frames between covered ones while the hand hovered, was dated by its read after the hand
+    left and lost a race it had won (GREY-G1). Reads of an empty zone taken while a hand
+    hovers about it do not reset the date; the same empty reads with no hand around do."""
+    def first_seen(reads) -> int:
+        tracker = StabilityTracker(window=5, needed=3)
+        feed(tracker, {"z": []}, 5)
+        for k, cards in enumerate(reads):
+            tracker.update(snapshot_of(1000 + 66 * k, {"z": cards}))
+        assert tracker.labels("z") == ("grey-6",)
+        return tracker.settled("z").first_seen_ts
+
+    laid, missed, back = [None, ["grey-6"], ["grey-6"]], [[], None, [], []], [None] + [["grey-6"]] * 3
+    assert first_seen(laid + missed + back) == 1066
+    # taken back for a while (the empty reads span more than a hand's hover) and laid again
+    assert first_seen(laid + [[]] * 8 + back) == 1000 + 66 * 12
