@@ -65,6 +65,13 @@ PLAY_STEADY_READS = 4
 one more than the tracker needs to settle, because the detector can miss a card of a flock
 for the first frames after the hand leaves (rendered games: three of three yellow-1s read as
 two for three frames), and the play's size is the event."""
+WAVERING_STEADY_READS = 8
+"""The same, for a spot whose number of cards has wavered (the tracker's ``wavered``) at least
+:data:`WAVERINGS` times this game: the detector loses cards there now and then (white cards on
+a cream cloth), and one card of a flock may stay unseen for several reads after the others
+showed (Grey seed 9 in model mode: a flock of three yellow 3s applied as two). Waiting longer
+on every spot would cost a tenth of the plays the camera applies alone."""
+WAVERINGS = 3
 
 Labels = tuple[str, ...]
 
@@ -118,6 +125,8 @@ class GreyInferrer(Inferrer):
         self._told_ts = -1  # when a person last entered an event: older table moments are history
         self._appeared: dict[str, tuple[Labels, int]] = {}  # per spot: cards shown and since when
         self._dated: set[tuple[str, int | None, int]] = set()  # entries by hand that stamp() dated
+        self._waverings: dict[str, int] = {}  # per spot: times its number of cards wavered once settled
+        self._wavering_now: set[str] = set()
         self.withdrawn: list[int] = []
 
     # -- the protocol ------------------------------------------------------------------------
@@ -233,7 +242,8 @@ class GreyInferrer(Inferrer):
     def _note_unclear(self, state: GreyDuckState, table: StabilityTracker) -> None:
         """Note which spots are not read clearly since a hand was there, and each one's last
         such spell: races are judged against them (also on table moments a follower catching up
-        after a person's entry walks without proposing anything)."""
+        after a person's entry walks without proposing anything); and which trick spots' number
+        of cards has wavered (their plays wait longer, :data:`WAVERING_STEADY_READS`)."""
         for seat in range(state.num_players):
             for kind in ZONE_KINDS:
                 zone = seat_zone(seat, kind)
@@ -241,6 +251,13 @@ class GreyInferrer(Inferrer):
                     self._unclear_since.setdefault(zone, table.last_ts)
                 elif zone in self._unclear_since:
                     self._last_unclear[zone] = (self._unclear_since.pop(zone), table.last_ts)
+                if kind == TRICK:
+                    if table.wavered(zone):
+                        if zone not in self._wavering_now:
+                            self._waverings[zone] = self._waverings.get(zone, 0) + 1
+                        self._wavering_now.add(zone)
+                    else:
+                        self._wavering_now.discard(zone)
 
     def _dated_after_base(self, table: StabilityTracker, zone: str) -> int:
         """When the spot's cards appeared as the tracker dates them, but not before the cards
@@ -368,7 +385,9 @@ class GreyInferrer(Inferrer):
                          "not yet taken back")
             inference = self._inference(table, Event("play", mover, {"cards": list(_key(sight.labels))}),
                                         [sight.zone], sight.ts, f"{state.players[mover]} laid cards", doubt)
-            if inference.certain and not table.steady(sight.zone, PLAY_STEADY_READS):
+            wavering = self._waverings.get(sight.zone, 0) >= WAVERINGS
+            reads = WAVERING_STEADY_READS if wavering else PLAY_STEADY_READS
+            if inference.certain and not table.steady(sight.zone, reads):
                 return None  # a card of the play may still be missed right after the hand left
             greys = [grey_zone(s) for s in range(state.num_players) if state.counts[s] > 0]
             if inference.certain and self._unclear_before(state, table, greys, sight):

@@ -230,6 +230,17 @@ class StabilityTracker:
         since = self._last_reads_since_hand(name, reads)
         return len(since) >= reads and all(r.labels == labels for r in since)
 
+    def wavered(self, name: str) -> bool:
+        """Whether, since a hand was last over the zone, a read named another number of cards
+        than it settled on *after* a read had named that number. Fewer cards before that is a
+        card still settling under the hand's shadow; a count that comes and goes after it means
+        the detector loses (or invents) cards in this zone now and then: one more card may be
+        lost there for good (a white card on a cream cloth)."""
+        count = len(self.labels(name))
+        since = self._last_reads_since_hand(name, READS_KEPT)
+        full = next((k for k, r in enumerate(since) if len(r.labels) == count), None)
+        return full is not None and any(len(r.labels) != count for r in since[full:])
+
     def _last_reads_since_hand(self, name: str, reads: int) -> list[_Read]:
         covered = self._covered_ts.get(name, -1)
         return [r for r in self._kept.get(name, ()) if r.ts > covered][-reads:]

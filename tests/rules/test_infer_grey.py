@@ -372,6 +372,26 @@ def test_GREY_T1_settled_play_is_applied_once_four_reads_since_the_hand_agree():
     assert brief(table.lay(1)) == [("play", 2, {"cards": ["yellow-1"] * 2})]  # the fourth, the play
 
 
+def test_GREY_T1_a_spot_whose_count_keeps_wavering_waits_longer_before_a_play():
+    """Issue 5 (model mode, seed 9: white cards on a cream cloth): the detector lost cards of a
+    spot now and then, and a flock of three yellow 3s was applied as two. A spot whose number
+    of cards wavered (a card read in one frame and not the next, no hand near) three times this
+    game needs eight agreeing reads since the hand, not four, before its play is applied."""
+    def cat_leads(waverings: int) -> tuple[list[str], list[Event]]:
+        table = Table()
+        for _ in range(waverings):  # a card flickers into Cat's empty spot for one frame
+            table.lay(1, hidden=("seat2.trick",))
+            table.lay(2)
+            table.lay(1, s2_trick=["yellow-2"])
+            table.lay(1, s2_trick=[])
+        table.lay(2, hidden=("seat2.trick",), s2_trick=["yellow-3"] * 3)
+        return [e.type for e in table.lay(4)], table.lay(4)
+
+    assert cat_leads(waverings=2)[0] == ["deal", "play"]
+    early, later = cat_leads(waverings=3)
+    assert early == ["deal"] and brief(later) == [("play", 2, {"cards": ["yellow-3"] * 3})]
+
+
 def test_rules_refusal_is_held_with_the_reason():
     """GREY-T1: two different ranks are no form; the camera never applies it."""
     table = led_five()

@@ -251,3 +251,19 @@ def test_a_card_missed_under_a_hovering_hand_keeps_its_first_read():
     assert first_seen(laid + missed + back) == 1066
     # taken back for a while (the empty reads span more than a hand's hover) and laid again
     assert first_seen(laid + [[]] * 8 + back) == 1000 + 66 * 12
+
+
+def test_a_count_that_comes_and_goes_after_settling_is_wavering():
+    """Fewer cards right after the hand left is a card still settling; fewer once all were
+    read means the detector loses cards in this zone (the Grey Duck reader then waits longer)."""
+    tracker = StabilityTracker(window=5, needed=3)
+    tracker.update(snapshot_of(0, {"z": None}))
+    feed(tracker, {"z": ["red-1"]}, 2, start=66)
+    feed(tracker, {"z": ["red-1", "red-2"]}, 4, start=200)
+    assert tracker.labels("z") == ("red-1", "red-2") and not tracker.wavered("z")
+    feed(tracker, {"z": ["red-1"]}, 1, start=500)
+    feed(tracker, {"z": ["red-1", "red-2"]}, 1, start=566)
+    assert tracker.wavered("z")
+    tracker.update(snapshot_of(700, {"z": None}))  # a hand again: the count is read afresh
+    feed(tracker, {"z": ["red-1", "red-2"]}, 3, start=766)
+    assert not tracker.wavered("z")
