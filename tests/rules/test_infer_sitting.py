@@ -152,6 +152,17 @@ def test_SIT_A15_bottoms_up_lies_on_its_duck_instead_of_the_pile():
     assert table.state.gallery.spot(2).bottoms_up == 0
 
 
+def test_SIT_A15_a_bottoms_up_read_on_the_line_in_a_turn_that_laid_a_card_on_the_pile_is_asked():
+    """Model mode, seed 9: Ann discarded Two at One Blow while the line reader took a duck for
+    one with a Bottoms Up card on it; the Bottoms Up was applied. A turn plays one card: a new
+    card on the pile and a Bottoms Up on the line cannot both be this turn's."""
+    table = dealt()
+    applied = table.lay({PLAYED_ZONE: ["action-fire"], line_zone(2): ["duck-blue", "action-bottoms-up"]})
+    assert applied == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "bottoms_up" and "one card" in pending.why
+
+
 def test_SIT_A15_an_expired_bottoms_up_still_lying_on_the_line_is_no_new_play():
     table = dealt()
     table.lay({line_zone(2): ["duck-blue", "action-bottoms-up"]})
