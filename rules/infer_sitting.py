@@ -382,6 +382,8 @@ class SittingInferrer(Inferrer):
         zones = [*LINE_ZONES, PLAYED_ZONE]
         position = self._new_bottoms_up(state, read)
         if position is not None and table.covered_since(line_zone(position), self._mark_ts):
+            if not table.fresh(PLAYED_ZONE):
+                return None  # a card may have gone onto the pile under the hand over it
             if laid is not None and not laid.look_alike:
                 doubt = doubt or (f"a Bottoms Up card seems to lie on the duck at position {position}, but "
                                   f"{laid.card} was laid on the pile this turn, and a turn plays one card")

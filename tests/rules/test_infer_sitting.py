@@ -163,6 +163,20 @@ def test_SIT_A15_a_bottoms_up_read_on_the_line_in_a_turn_that_laid_a_card_on_the
     assert pending is not None and pending.event.type == "bottoms_up" and "one card" in pending.why
 
 
+def test_SIT_A15_no_bottoms_up_is_taken_while_the_pile_is_still_under_a_hand():
+    """The same game: the card Ann laid was under a hand (the skin test on a warm table) until
+    after the Bottoms Up settled on the line, so nothing on the pile said a card was laid."""
+    table = dealt()
+    table.zones[PLAYED_ZONE] = ["action-fire"]
+    table.zones[line_zone(2)] = ["duck-blue", "action-bottoms-up"]
+    for _ in range(3):
+        table._frame({PLAYED_ZONE, line_zone(2)})
+    assert [e for _ in range(12) for e in table._frame({PLAYED_ZONE})] == []
+    assert table.wait() == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "bottoms_up" and "one card" in pending.why
+
+
 def test_SIT_A15_an_expired_bottoms_up_still_lying_on_the_line_is_no_new_play():
     table = dealt()
     table.lay({line_zone(2): ["duck-blue", "action-bottoms-up"]})
