@@ -52,6 +52,10 @@ CORNER_REACH = 0.12
 SMALLEST_SHARE = 0.4
 """Smallest area of a card, as a share of the median well-outlined card's in the same frame
 (see :func:`_of_one_size`)."""
+MAX_CORNER_TRIES = 150
+"""Corners completed to a card per frame at most (see :func:`_from_corners`): a bench table
+needs a median of 1 and at most 123 (150 scenes), a gingham cloth offers over 600, each a
+snap; past this many, the corners whose arms best match a card's sides are tried first."""
 CARD_ARMS = (1.2, 1.75)
 """Long over short arm of a corner taken for a whole card's two sides when no card was found
 to measure it by (see :func:`_from_corners`)."""
@@ -312,7 +316,8 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     of the size of the nearest cards already found (or of its arms' lengths, where they end
     near there) and kept when its sides snap onto edges and it passes the usual checks. With
     no well-outlined card found (a light table whose pattern touches every card), only corners
-    whose arms have a card's proportions are completed, to their arms' lengths.
+    whose arms have a card's proportions are completed, to their arms' lengths. At most
+    :data:`MAX_CORNER_TRIES` are tried, so that a checked cloth cannot take a second a frame.
     """
     sure = [c for c in cards if c.support >= 0.9]
     if not merged:
@@ -324,9 +329,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     sizes = np.array([_sides_of(c.quad) for c in sure], np.float32)
     centres = np.array([c.quad.mean(axis=0) for c in sure], np.float32)
     smallest = float(min((c.area for c in cards), default=min_area))
-    out: list[_Found] = []
-    placed = _Quads([c.quad for c in cards])  # the cards found so far
-    tried = _Quads()
+    corners: list[tuple[float, np.ndarray]] = []  # (how far the arms are from a card's sides, quad)
     boxes: set[tuple[int, int, int, int]] = set()
     for contour in merged:
         x, y, bw, bh = cv2.boundingRect(contour)
@@ -356,13 +359,13 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                 short, long = min(la, lb), max(la, lb)
                 if not CARD_ARMS[0] <= long / short <= CARD_ARMS[1] or short * long < min_area:
                     continue
-            for sa, sb in ((short, long), (long, short)):
-                if la < 0.4 * sa or lb < 0.4 * sb:
+            for side_a, side_b in ((short, long), (long, short)):
+                if la < 0.4 * side_a or lb < 0.4 * side_b:
                     continue
                 # An arm that ends near where a side of that size would is the side itself
                 # (cards nearer a tilted camera look bigger than their neighbours).
-                sa = la if 0.85 * sa <= la <= 1.25 * sa else sa
-                sb = lb if 0.85 * sb <= lb <= 1.25 * sb else sb
+                sa = la if 0.85 * side_a <= la <= 1.25 * side_a else side_a
+                sb = lb if 0.85 * side_b <= lb <= 1.25 * side_b else side_b
                 quad = _clockwise(np.array([v, v + sa * ua, v + sa * ua + sb * ub, v + sb * ub],
                                            np.float32))
                 centre = quad.mean(axis=0)
@@ -372,22 +375,31 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                     hull = cv2.convexHull(contour)
                 if cv2.pointPolygonTest(hull, (float(centre[0]), float(centre[1])), False) < 0:
                     continue
-                area = _area(quad)
-                if placed.share_more(quad, 0.3 * area) or tried.share_more(quad, 0.85 * area):
-                    continue
-                tried.add(quad)
-                snapped = _snap(quad, grads, CORNER_REACH)  # the size is a neighbour's guess
-                if snapped is not None:
-                    snapped = _snap(snapped.quad, grads)
-                if snapped is None or snapped.support < 0.85 \
-                        or not _acceptable(snapped, settings, min_area, max_area):
-                    continue
-                if _margin(snapped.quad, grads)[0] < 0.95 or not _is_card(snapped, grads):
-                    continue
-                if placed.share_more(snapped.quad, 0.3 * snapped.area):
-                    continue
-                out.append(snapped)
-                placed.add(snapped.quad)
+                corners.append((abs(math.log(la / side_a)) + abs(math.log(lb / side_b)), quad))
+    if len(corners) > MAX_CORNER_TRIES:  # a checked or striped cloth: its best-shaped corners first
+        corners.sort(key=lambda corner: corner[0])
+    out: list[_Found] = []
+    placed = _Quads([c.quad for c in cards])  # the cards found so far
+    tried = _Quads()
+    for _, quad in corners:
+        area = _area(quad)
+        if placed.share_more(quad, 0.3 * area) or tried.share_more(quad, 0.85 * area):
+            continue
+        if len(tried.quads) == MAX_CORNER_TRIES:
+            break
+        tried.add(quad)
+        snapped = _snap(quad, grads, CORNER_REACH)  # the size is a neighbour's guess
+        if snapped is not None:
+            snapped = _snap(snapped.quad, grads)
+        if snapped is None or snapped.support < 0.85 \
+                or not _acceptable(snapped, settings, min_area, max_area):
+            continue
+        if _margin(snapped.quad, grads)[0] < 0.95 or not _is_card(snapped, grads):
+            continue
+        if placed.share_more(snapped.quad, 0.3 * snapped.area):
+            continue
+        out.append(snapped)
+        placed.add(snapped.quad)
     return out
 
 

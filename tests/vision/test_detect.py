@@ -239,3 +239,38 @@ def test_reader_refuses_a_classifier_that_skips_crops() -> None:
                      rotated_quad((320, 240), 110, 0.0))
     with pytest.raises(ValueError, match="answered 0 times for 1 crops"):
         CardReader(Forgetful()).read(image)
+
+
+def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are_tried(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bruce replay table 12 (a gingham cloth): every cell corner is a corner of some larger
+    contour, and completing each to a card took most of 0.3-0.6 s a frame. Only
+    ``MAX_CORNER_TRIES`` are tried, those whose arms best match a card's sides first, and the
+    cards found are the same as when every corner is tried."""
+    import random
+
+    from ducktable.vision import detect
+    from ducktable.vision.table_video import TableRenderer
+    from ducktable.vision.table_video_bruce import bruce_bot_game, bruce_layout, bruce_script
+
+    script = bruce_script(bruce_bot_game(12, 3), random.Random(12))
+    renderer = TableRenderer("bruce", bruce_layout(3), background_seed=12)
+    frame = renderer.frame(script.shots[600], 600)
+    tries = []
+    snap = detect._snap
+
+    def counted(quad: np.ndarray, grads: object, reach_frac: float = 0.05) -> object:
+        tries.append(reach_frac == detect.CORNER_REACH)
+        return snap(quad, grads, reach_frac)
+
+    monkeypatch.setattr(detect, "_snap", counted)
+    bounded = detect_cards(frame)
+    limit = detect.MAX_CORNER_TRIES
+    assert sum(tries) == limit
+    tries.clear()
+    monkeypatch.setattr(detect, "MAX_CORNER_TRIES", 10_000)
+    unbounded = detect_cards(frame)
+    assert sum(tries) > 2 * limit
+    truth = renderer.card_quads(script.shots[600])
+    assert [best_match(bounded, q) > 0.8 for q in truth] == [best_match(unbounded, q) > 0.8 for q in truth]
+    assert sum(best_match(bounded, q) > 0.8 for q in truth) == len(truth) - 1  # one lies under a hand
