@@ -35,7 +35,7 @@ How, in six steps:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -578,7 +578,7 @@ def _candidate_quads(grads: _Gradients, min_area: float,
         if not contours:
             continue
         # Most contours are specks of texture: judge all their boxes at once.
-        boxes = np.array([cv2.boundingRect(c) for c in contours], np.int64)[:, 2:]
+        boxes = _box_sizes(contours)
         large = np.flatnonzero((boxes[:, 0] * boxes[:, 1] >= min_area * 0.7)
                                & (boxes.min(axis=1) >= 10))
         for index in large.tolist():
@@ -597,6 +597,17 @@ def _candidate_quads(grads: _Gradients, min_area: float,
                 seen.add(key)
                 quads.append(quad)
     return quads
+
+
+def _box_sizes(contours: Sequence[np.ndarray]) -> np.ndarray:
+    """Width and height of each contour's bounding box (as ``cv2.boundingRect`` has them),
+    all at once: a textured table gives thousands of contours a map."""
+    points = np.concatenate(contours).reshape(-1, 2)
+    lengths = np.fromiter((len(c) for c in contours), np.int64, len(contours))
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    low = np.minimum.reduceat(points, starts, axis=0)
+    high = np.maximum.reduceat(points, starts, axis=0)
+    return (high - low + 1).astype(np.int64)
 
 
 def _paper_mask(blurred: np.ndarray) -> np.ndarray:

@@ -274,3 +274,13 @@ def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are
     truth = renderer.card_quads(script.shots[600])
     assert [best_match(bounded, q) > 0.8 for q in truth] == [best_match(unbounded, q) > 0.8 for q in truth]
     assert sum(best_match(bounded, q) > 0.8 for q in truth) == len(truth) - 1  # one lies under a hand
+
+
+def test_contour_boxes_are_measured_as_opencv_measures_them() -> None:
+    from ducktable.vision.detect import _box_sizes
+
+    edges = cv2.Canny(render_scene(7).image, 20, 50)
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    assert len(contours) > 100
+    expected = np.array([cv2.boundingRect(c)[2:] for c in contours])
+    assert (_box_sizes(contours) == expected).all()
