@@ -5,7 +5,8 @@ over the pile). A zone's content counts as changed only when the new content has
 ``needed`` of the last ``window`` frames in which the zone was visible (the number of cards
 by frames, then each card by a majority of those frames); frames where a hand
 covers the zone are skipped, neither confirming nor breaking a run. Each change keeps the
-timestamp of the frame where the new content *first* appeared, which is what Grey Duck's
+timestamp of the frame where the new content *first* appeared (a card missed in the frames
+between two visits of a hovering hand keeps its first read), which is what Grey Duck's
 out-of-turn races are decided on, and notes whether a hand was seen over the zone while it
 changed (cards do not move by themselves). When the number of cards clearly changed but a card
 is still disputed, that card settles as ``UNKNOWN`` rather than nothing changing.

@@ -28,7 +28,8 @@ How, in six steps:
    margin, texture) belongs to a larger contour that is no quadrilateral; each right-angled
    corner of such a contour is completed to a card the size of the nearest cards found (where
    none was found, only a corner whose two arms are a card's two sides), and kept when it
-   snaps and passes the checks. Last, a "card" far smaller than the well-outlined ones is
+   snaps and passes the checks; at most 150 a frame, the best-shaped first (a checked cloth
+   offers hundreds). Last, a "card" far smaller than the well-outlined ones is
    dropped: cards on one table look about the same size.
 """
 
