@@ -33,10 +33,6 @@ MODEL_FILE = "card_classifier.onnx"
 PROTOTYPES_FILE = "prototypes.npz"
 DECK_FILE = "deck.json"
 REBUILD_HINT = "run `make model` to retrain it, or restore the file from the repository"
-BEST_VIEW_SHARE = 1 / 16
-"""An enrolled label scores a crop by the mean similarity of this share of its best views."""
-
-
 # ---- errors ----------------------------------------------------------------------------------
 class ModelError(Exception):
     """Something is wrong with the classifier's files; the message says which and what to do."""
@@ -276,7 +272,7 @@ class CardClassifier:
         """Candidate labels, each crop's similarity to them, and each one's threshold.
 
         The model's classes come first (minus those of enrolled games), then one candidate per
-        enrolled label, scored by its best-matching enrolled views (:class:`_ViewGroups`).
+        enrolled label, scored by its nearest enrolled view (:class:`_ViewGroups`).
         """
         m = self.manifest
         keep = self._allowed(self._labels, games) & self._not_replaced
@@ -302,36 +298,26 @@ class CardClassifier:
 
 
 class _ViewGroups:
-    """Scores a crop against each enrolled label from that label's stored views.
+    """Scores a crop against each enrolled label by that label's nearest stored view.
 
-    A label's score is the mean similarity of its best :data:`BEST_VIEW_SHARE` of views (at
-    least one): more forgiving than the single best view when a deck's cards differ only in a
-    small index, and still a "nearest photo" rule for decks with one vector per photo.
+    The nearest view, not the mean of a label's best few: with two photos per card (48 views)
+    it named the alternate editions right 98.39% of the time against 97.83% for the best
+    sixteenth of the views (4 seeds of the enrolment check; the unknown deck was still refused
+    98.1-100%).
     """
 
     def __init__(self, labels: Sequence[str]) -> None:
         names, inverse = np.unique(np.array(labels, dtype=str), return_inverse=True)
         self.names = names
-        counts = np.bincount(inverse, minlength=len(names)) if len(labels) else np.zeros(0, int)
-        self.take = np.maximum(1, np.round(counts * BEST_VIEW_SHARE)).astype(int)
-        width = int(counts.max()) if len(counts) else 0
-        # view indices per label, padded with len(labels) (a column of -inf is appended)
-        self.index = np.full((len(names), width), len(labels), np.int64)
-        order = np.argsort(inverse, kind="stable")
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(counts) else counts
-        for k, (start, count) in enumerate(zip(starts, counts, strict=True)):
-            self.index[k, :count] = order[start:start + count]
+        self.order = np.argsort(inverse, kind="stable")  # views grouped by label, in name order
+        counts = np.bincount(inverse, minlength=len(names))
+        self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
 
     def scores(self, sims: np.ndarray) -> np.ndarray:
         """(n, views) similarities -> (n, labels) scores."""
-        padded = np.concatenate([sims, np.full((len(sims), 1), -np.inf, sims.dtype)], axis=1)
-        grouped = padded[:, self.index]  # (n, labels, width)
-        most = int(self.take.max())
-        best = -np.sort(-np.partition(grouped, grouped.shape[2] - most, axis=2)[:, :, -most:],
-                        axis=2)
-        sums = np.cumsum(best, axis=2)
-        rows = np.arange(len(self.names))
-        return (sums[:, rows, self.take - 1] / self.take).astype(np.float32)
+        if not len(self.names):
+            return np.zeros((len(sims), 0), np.float32)
+        return np.maximum.reduceat(sims[:, self.order], self.starts, axis=1).astype(np.float32)
 
 
 # ---- files -----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ training). Every view
 is stored: two photos then cover many of the conditions a crop at the table will meet, which
 one averaged prototype per photo did not (alternate edition, two photos per card, same model:
 93% -> 96% of crops right). :class:`~ducktable.vision.classify.CardClassifier` scores a crop
-against a card by its best-matching views, with a rejection threshold.
+against a card by its nearest stored view, with a rejection threshold.
 
 Two ways in, one way out:
 

@@ -32,7 +32,6 @@ import numpy as np
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.vision import augment, render
 from ducktable.vision.classify import (
-    BEST_VIEW_SHARE,
     CardClassifier,
     Prototypes,
     default_model_path,
@@ -429,7 +428,7 @@ class, or when nothing clears its threshold ({m['thresholds']['class']} for the 
 replace the model's own classes of their game (see `ducktable.vision.enroll`): each enrolment
 photo is stored with {VIEWS_PER_PHOTO - 1} re-photographed views of it (the training
 augmentation: crop residue, 180° turn, fingers, lost detail, light, blur, noise), and an enrolled
-card scores a crop by the mean similarity of its best {BEST_VIEW_SHARE:.1%} of views (at least one).
+card scores a crop by its nearest view.
 
 ## Data and training
 
