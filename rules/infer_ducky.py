@@ -287,6 +287,18 @@ class DuckyInferrer(Inferrer):
             gone = _pad(read) == state.pad_colour[cell] and not _has_duck(read)  # (not flowed on)
             doubt = (f"the duck facing {name}'s pawn is gone from cell {cell} but on none of their "
                      "cards") if gone else ""
+            colour = state.pad_colour[cell]
+            for p in range(PILES):
+                card = state.visible[seat][p]
+                if card is None or not self._progress(state, table, seat, p, colour):
+                    continue
+                before = card_labels(card.label, list(card.filled))
+                if not table.read_clearly_since(pile_zone(seat, p), before, moved_at or 0, self.min_confidence):
+                    # the duck was read on the card only after the move, and nothing read
+                    # clearly showed the card without it in between (a token on a slot of
+                    # its own colour reads unsure): it may have been fished in time
+                    doubt = doubt or (f"{name}'s card shows the {colour} duck, but it was read there only "
+                                      f"after the next player moved: did {name} fish it in time?")
             # "left the duck" says the duck is on none of their cards: those must read clearly
             cards = [pile_zone(seat, p) for p in range(PILES) if state.could_fish(seat, p).ok]
             return self._inference(table, Event("pass", seat), [log_zone(log), river_zone(cell), *cards],

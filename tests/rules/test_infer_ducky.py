@@ -213,6 +213,23 @@ def test_DUCKY_T4_a_card_filled_after_the_next_move_is_no_fishing():
     assert [(e.type, e.seat) for e in applied] == [("pass", 0)]
 
 
+def test_DUCKY_T4_a_duck_read_on_the_card_only_after_the_next_move_is_asked_not_taken_for_a_pass():
+    """Model mode, seed 8: the fisher's duck went onto the card under a hand, but the token (on
+    a slot of its own colour) read unsure until after the next player had moved; the pass was
+    applied. With no clear read of the card without the duck after the move, a person says."""
+    table = take()
+    table.unsure.add(pile_zone(0, 1))
+    table.lay({river_zone(3): pad_labels("blue", False), pile_zone(0, 1): (P0_CARDS[1],)})
+    # Ben moves and the river flows on: cell 3 shows another pad (no "the duck is gone" doubt)
+    table.lay({log_zone(2): (), log_zone(3): (pawn_label(1),), river_zone(3): pad_labels("white", False)},
+              frames=3)
+    table.unsure.discard(pile_zone(0, 1))
+    table.zones[pile_zone(0, 1)] = list(card_labels(P0_CARDS[1], [False, True]))
+    assert [table._frame() for _ in range(6)] == [[]] * 6
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "pass" and "in time" in pending.why
+
+
 def test_DUCKY_T5_a_completed_card_becomes_a_gift_then_the_next_card_and_the_ducks_come_back():
     table = take()
     applied = table.lay({river_zone(3): pad_labels("blue", False),
