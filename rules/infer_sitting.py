@@ -207,6 +207,8 @@ class SittingInferrer(Inferrer):
         first_look = self._first_look and not earlier
         self._first_look = self._first_look and earlier
         self._pile_top, self._pile_seen_ts = top, table.last_ts
+        if top is None:  # a hand over a card like the top says nothing once that card is gone
+            self._layings = [lay for lay in self._layings if not lay.look_alike]
         if top is None or top == BOTTOMS_UP_CARD or not (visited or first_look):
             return  # the pile was emptied, a Bottoms Up card put there, or a misread went away
         if top in self._owed and (changed or first_look or visited):

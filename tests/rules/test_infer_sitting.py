@@ -138,6 +138,19 @@ def test_SIT_T1_a_hand_over_a_pile_whose_top_looks_the_same_is_held_for_a_person
     assert pending is not None and pending.event.type == "discard" and "looks like" in pending.why
 
 
+def test_SIT_T1_a_hand_over_a_pile_that_is_then_emptied_counts_for_nothing():
+    """Model mode, seed 19: a hand over the pile (maybe a card like the top) was still counted
+    after the pile was gathered into a new deck; with the next Fire that made two cards for one
+    turn, and once a person entered that turn the Fire counted for the next player's turn."""
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # Ann cannot play Fire: a discard
+    assert table.lay({PLAYED_ZONE: ["action-fire"]}) == []  # a hand, or Ben's Fire on Ann's?
+    table.follower.reject()
+    table.lay({PLAYED_ZONE: []})  # the pile is gathered up
+    applied = table.lay({PLAYED_ZONE: ["action-fire"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("discard", 1, {"card": "action-fire"})]
+
+
 def test_SIT_T1_a_change_is_taken_only_once_the_line_is_free_of_hands():
     table = dealt()
     table.lay({PLAYED_ZONE: ["action-aim"]})
