@@ -33,6 +33,8 @@ MODEL_FILE = "card_classifier.onnx"
 PROTOTYPES_FILE = "prototypes.npz"
 DECK_FILE = "deck.json"
 REBUILD_HINT = "run `make model` to retrain it, or restore the file from the repository"
+
+
 # ---- errors ----------------------------------------------------------------------------------
 class ModelError(Exception):
     """Something is wrong with the classifier's files; the message says which and what to do."""
