@@ -56,7 +56,8 @@ DEAL_READS = 8
 is read (about half a second). Nothing happens before the first play, and a start card read
 one way and then another (yellow-0 read as yellow-8 at 0.99 for 7 frames, then right) was the
 last kind of wrong DUCK event in model-mode games: with 8, 37 of 37 games were exact (32 with
-3); with 10 or 12 other misjudged events surfaced (see docs/benchmarks.md)."""
+3); with 10 or 12 too, since the tracker keeps a card's first read under a hovering hand (see
+docs/benchmarks.md)."""
 MIN_CONFIDENCE = 0.9
 """How sure the reads of every card an event rests on must be. DUCK's yellow indices are the
 classifier's weakest at a table camera's card size: over 16 model-mode games, its wrong reads

@@ -288,12 +288,13 @@ class DuckyInferrer(Inferrer):
             doubt = (f"the duck facing {name}'s pawn is gone from cell {cell} but on none of their "
                      "cards") if gone else ""
             colour = state.pad_colour[cell]
+            assert moved_at is not None  # the next player's log was read, so it has a date
             for p in range(PILES):
                 card = state.visible[seat][p]
                 if card is None or not self._progress(state, table, seat, p, colour):
                     continue
                 before = card_labels(card.label, list(card.filled))
-                if not table.read_clearly_since(pile_zone(seat, p), before, moved_at or 0, self.min_confidence):
+                if not table.read_clearly_since(pile_zone(seat, p), before, moved_at, self.min_confidence):
                     # the duck was read on the card only after the move, and nothing read
                     # clearly showed the card without it in between (a token on a slot of
                     # its own colour reads unsure): it may have been fished in time
