@@ -114,13 +114,43 @@ def test_sticky_notes_and_checked_cloth_are_no_cards(seed: int) -> None:
     assert detect_cards(render_scene(seed, empty=True).image) == []
 
 
-@pytest.mark.parametrize(("seed", "index"), [(88, 7), (118, 0), (140, 0), (43, 1)])
+@pytest.mark.parametrize(("seed", "index"), [(88, 7), (118, 0), (140, 0), (43, 1), (11, 3), (30, 2),
+                                           (30, 6)])
 def test_a_card_whose_outline_runs_into_other_edges_is_found(seed: int, index: int) -> None:
     """Benchmark scenes where a card's outline joins a neighbour's edges or its own printing,
-    so no contour outlines it alone: it is completed from a corner of the larger contour."""
+    so no contour outlines it alone: it is completed from a corner of the larger contour.
+    Scene 11: the corner is where its outline meets a neighbour's, one arm running along the
+    neighbour, so the card lies across that arm. Scene 30: the cards beside it look 17%
+    longer (a tilted camera), so its far sides are found on edges near that size."""
     scene = render_scene(seed)
     _, missed = match(scene.cards, [d.quad for d in detect_cards(scene.image)])
     assert index not in missed
+
+
+def test_cards_cut_short_at_a_line_across_their_face_are_extended_to_their_whole_length() -> None:
+    """Benchmark scene 197 (a checked cloth): three DUCK cards were found only down to their
+    wave band, a straight line right across the face; their sides run on past it, so each is
+    extended to the next edge that makes it about as large as the cards beside it."""
+    scene = render_scene(197)
+    found = detect_cards(scene.image)
+    labels = [scene.cards[i].label for i in (3, 4, 7, 8, 12)]
+    assert sorted(set(labels)) == ["duck/blue-6", "duck/red-1", "duck/red-2"]
+    assert min(best_match(found, scene.cards[i].quad) for i in (3, 4, 7, 8, 12)) > 0.85
+
+
+def test_a_card_as_large_as_its_neighbours_is_not_extended(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Touching cards in a row also have sides that run on past a corner; a card about the
+    size of the cards beside it is whole, so nothing is tried on it."""
+    from ducktable.vision import detect
+
+    asked = []
+    runs_on = detect._runs_on
+    monkeypatch.setattr(detect, "_runs_on", lambda quad, grads: asked.append(quad) or runs_on(quad, grads))
+    scene = render_scene(213)  # touching rows of Ducky Ducky cards, all found whole
+    found = detect_cards(scene.image)
+    matched, missed = match(scene.cards, [d.quad for d in found])
+    assert missed == [] and len(matched) == len(found) == len(scene.cards)
+    assert len(asked) < len(found) // 3
 
 
 def test_cards_on_a_light_cloth_whose_dots_touch_every_outline_are_completed_from_corners() -> None:
@@ -200,8 +230,8 @@ def test_reduced_detection_check_on_30_seeded_scenes() -> None:
 
 # Floors for the 30-scene CI check: set just under what the detector measures today, so a
 # regression fails CI. They are below the issue's 99.5% target (see the benchmark).
-RECALL_FLOOR = 0.98  # measured 0.987 (378 of 383 cards)
-PRECISION_FLOOR = 0.98  # measured 0.990 (4 false of 382 detections)
+RECALL_FLOOR = 0.99  # measured 0.995 (381 of 383 cards)
+PRECISION_FLOOR = 0.99  # measured 1.000 (0 false of 381 detections)
 
 
 # ---- the pipeline: detector + any classifier -------------------------------------------------
@@ -245,8 +275,9 @@ def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Bruce replay table 12 (a gingham cloth): every cell corner is a corner of some larger
     contour, and completing each to a card took most of 0.3-0.6 s a frame. Only
-    ``MAX_CORNER_TRIES`` are tried, those whose arms best match a card's sides first, and the
-    cards found are the same as when every corner is tried."""
+    ``MAX_CORNER_TRIES`` are tried, those whose arms best match a card's sides first (each
+    once at the guessed size, then at most three times with its far sides found on edges), and
+    the cards found are the same as when every corner is tried."""
     import random
 
     from ducktable.vision import detect
@@ -266,11 +297,11 @@ def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are
     monkeypatch.setattr(detect, "_snap", counted)
     bounded = detect_cards(frame)
     limit = detect.MAX_CORNER_TRIES
-    assert sum(tries) == limit
+    assert 2 * limit <= sum(tries) <= 4 * limit
     tries.clear()
     monkeypatch.setattr(detect, "MAX_CORNER_TRIES", 10_000)
     unbounded = detect_cards(frame)
-    assert sum(tries) > 2 * limit
+    assert sum(tries) > 4 * limit
     truth = renderer.card_quads(script.shots[600])
     assert [best_match(bounded, q) > 0.8 for q in truth] == [best_match(unbounded, q) > 0.8 for q in truth]
     assert sum(best_match(bounded, q) > 0.8 for q in truth) == len(truth) - 1  # one lies under a hand
