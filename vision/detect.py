@@ -58,6 +58,10 @@ CORNER_REACH = 0.12
 SMALLEST_SHARE = 0.4
 """Smallest area of a card, as a share of the median well-outlined card's in the same frame
 (see :func:`_of_one_size`)."""
+WHOLE_SHARE = 0.95
+"""A card under this share of the median area of the three well-outlined cards nearest it, and
+squatter than they are by this share (long over short side), may have been cut short at a line
+across its face (see :func:`_whole`)."""
 CORNER_PAPER_SLACK = 0.18
 """A card completed from a corner to sides found on edges must have a margin nearly as neutral
 (see :func:`_margin`) as the median well-outlined card's in the same frame, less this. Cells
@@ -276,7 +280,7 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
                 found.append(cand)
     cards = _choose(found)
     cards += _from_corners(merged, cards, grads, settings, min_area, max_area)
-    return _of_one_size(_whole(cards, grads, settings, min_area, max_area))
+    return _whole(_of_one_size(cards), grads, settings, min_area, max_area)
 
 
 def _whole(cards: list[_Found], grads: _Gradients, settings: DetectorSettings, min_area: float,
@@ -284,55 +288,60 @@ def _whole(cards: list[_Found], grads: _Gradients, settings: DetectorSettings, m
     """Cards cut short where a straight line runs across the face (a wave band, the rim of a
     printed circle), extended to their whole length.
 
-    Such a "card" has one side whose two neighbouring sides run on past it, straight, as a
-    card's outline does; a card whose side is its own stops there. The side is moved out to an
-    edge 1.05-1.9 times as far, and the longer card is kept when it snaps, passes the checks
-    and does not cover another card.
+    Such a "card" is smaller and squatter than the cards beside it (they look about the same),
+    and has a side whose two neighbouring sides run on past it, straight, as a card's outline
+    does. That side is moved out to an edge 1.05-1.9 times as far; of the longer cards that
+    snap, pass the checks, are at most a quarter larger than the cards beside it and cover no
+    other card, the best-edged is kept (of equals, the one nearest their size).
     """
     out = list(cards)
     sure = [c for c in cards if c.support >= 0.9]
     centres = np.array([c.quad.mean(axis=0) for c in sure], np.float32).reshape(-1, 2)
     for k, card in enumerate(cards):
-        quad = card.quad
-        # The size of the cards beside it (they look about as large): only a card well short
-        # of theirs may be a cut one, and it may grow to a little over theirs.
-        near = [sure[j] for j in np.argsort(((centres - quad.mean(axis=0)) ** 2).sum(axis=1))
+        near = [sure[j] for j in np.argsort(((centres - card.quad.mean(axis=0)) ** 2).sum(axis=1))
                 if sure[j] is not card][:3]
         if len(near) < 2:
             continue
         usual = float(np.median([c.area for c in near]))
-        if card.area >= 0.85 * usual:
-            continue
-        ends = _runs_on(quad, grads)
-        for i in range(4):
-            before, after = (i - 1) % 4, (i + 1) % 4  # the sides meeting side i's two corners
-            if not (ends[before, 1] and ends[after, 0]):
-                continue
-            start_l, start_r = quad[(i - 1) % 4], quad[(i + 2) % 4]  # the far ends of those sides
-            length = float(np.linalg.norm(quad[i] - start_l))
-            along = (quad[i] - start_l) / max(length, 1e-6)
-            width = float(np.linalg.norm(start_r - start_l))
-            across = (start_r - start_l) / max(width, 1e-6)
-            ratio = float(np.linalg.norm(quad[after] - start_r)) / max(length, 1e-6)
-            along_r = (quad[after] - start_r) / max(float(np.linalg.norm(quad[after] - start_r)),
-                                                    1e-6)
-            for end in _far_side_at(start_l, along, across, 1.4 * length, width, grads):
-                longer = _clockwise(np.array([start_l, start_l + end * along,
-                                              start_r + end * ratio * along_r, start_r],
-                                             np.float32))
+        short, long = np.mean([_sides_of(c.quad) for c in near], axis=0).tolist()
+        own_short, own_long = _sides_of(card.quad)
+        if card.area >= WHOLE_SHARE * usual or own_long / own_short >= WHOLE_SHARE * long / short:
+            continue  # as large as they are, or no squatter: not cut
+        options = []
+        for i in _cut_short(card.quad, grads):
+            for longer in _lengthened(card.quad, i, grads):
                 snapped = _snap(longer, grads)
                 if snapped is None or snapped.support < 0.85 or snapped.area > 1.25 * usual \
                         or not _acceptable(snapped, settings, min_area, max_area) \
                         or not _is_card(snapped, grads):
                     continue
-                if any(_intersection(snapped.quad, o.quad) > 0.3 * o.area
+                if all(_intersection(snapped.quad, o.quad) <= 0.3 * o.area
                        for j, o in enumerate(out) if j != k):
-                    continue
-                out[k] = snapped
-                break
-            if out[k] is not card:
-                break
+                    a, b = _sides_of(snapped.quad)  # how far from its neighbours' sides:
+                    unlike = abs(math.log(a / short)) + abs(math.log(b / long))
+                    options.append((-snapped.support, unlike, snapped))
+        if options:
+            out[k] = min(options, key=lambda option: option[:2])[2]
     return out
+
+
+def _cut_short(quad: np.ndarray, grads: _Gradients) -> list[int]:
+    """The sides of ``quad`` whose two neighbouring sides both run on past them."""
+    ends = _runs_on(quad, grads)
+    return [i for i in range(4) if ends[(i - 1) % 4, 1] and ends[(i + 1) % 4, 0]]
+
+
+def _lengthened(quad: np.ndarray, i: int, grads: _Gradients) -> list[np.ndarray]:
+    """``quad`` with side ``i`` moved out, along the two sides that meet it, to the edges
+    found 1.05-1.9 times as far from the opposite side (at most two)."""
+    start_l, start_r = quad[(i - 1) % 4], quad[(i + 2) % 4]  # the opposite side's corners
+    arm_l, arm_r = quad[i] - start_l, quad[(i + 1) % 4] - start_r
+    length = max(float(np.linalg.norm(arm_l)), 1e-6)
+    width = max(float(np.linalg.norm(start_r - start_l)), 1e-6)
+    return [_clockwise(np.array([start_l, start_l + arm_l * (end / length),
+                                 start_r + arm_r * (end / length), start_r], np.float32))
+            for end in _far_side_at(start_l, arm_l / length, (start_r - start_l) / width,
+                                    1.4 * length, width, grads)]
 
 
 def _runs_on(quad: np.ndarray, grads: _Gradients) -> np.ndarray:
@@ -997,7 +1006,8 @@ def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: Detecto
 
 def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings
             ) -> list[list[np.ndarray]]:
-    """Ways to cut ``quad`` into 2 or 3 card-shaped pieces along lines that lie on an edge."""
+    """Ways to cut ``quad`` into 2 or 3 card-shaped pieces in a row, or 4 two by two, along
+    lines that lie on an edge."""
     out = []
     for axis in (0, 1):  # cut across sides 0/2 or across sides 1/3
         q = quad if axis == 0 else quad[_NEXT]
@@ -1015,6 +1025,13 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings
                 continue
             if all(_cut_on_edge(cuts[j][0], cuts[j][1], grads) for j in range(1, k)):
                 out.append([_clockwise(p) for p in pieces])
+    # Four cards two by two: both middle lines run right across.
+    mid = (quad + quad[_NEXT]) / 2  # the middle of each side
+    centre = quad.mean(axis=0)
+    quarters = [np.array([quad[i], mid[i], centre, mid[i - 1]], np.float32) for i in range(4)]
+    if all(_card_shaped(p, settings.min_aspect, settings.max_aspect) for p in quarters) \
+            and _cut_on_edge(mid[0], mid[2], grads) and _cut_on_edge(mid[1], mid[3], grads):
+        out.append([_clockwise(p) for p in quarters])
     return out
 
 
