@@ -58,6 +58,8 @@ CORNER_REACH = 0.12
 SMALLEST_SHARE = 0.4
 """Smallest area of a card, as a share of the median well-outlined card's in the same frame
 (see :func:`_of_one_size`)."""
+LARGEST_SHARE = 2.5
+"""Largest area of a card, as a share of the median well-outlined card's in the same frame."""
 WHOLE_SHARE = 0.95
 """A card under this share of the median area of the three well-outlined cards nearest it, and
 squatter than they are by this share (long over short side), may have been cut short at a line
@@ -278,7 +280,7 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
                 found += _cards_of(cuts, grads, settings, min_area, max_area)
             elif single and _is_card(cand, grads):
                 found.append(cand)
-    cards = _choose(found)
+    cards = _of_one_size(_choose(found))
     cards += _from_corners(merged, cards, grads, settings, min_area, max_area)
     return _whole(_of_one_size(cards), grads, settings, min_area, max_area)
 
@@ -364,12 +366,15 @@ def _runs_on(quad: np.ndarray, grads: _Gradients) -> np.ndarray:
 def _of_one_size(cards: list[_Found]) -> list[_Found]:
     """Cards lie on one table at one distance from the camera, so they look about the same size
     (a tilted camera makes the nearest at most about twice the farthest): a "card" under
-    ``SMALLEST_SHARE`` of the median well-outlined card's area is a patch of the table."""
+    ``SMALLEST_SHARE`` of the median well-outlined card's area is a patch of the table, and
+    one over ``LARGEST_SHARE`` of it (given three well-outlined cards to go by) the outline
+    around a group of touching cards."""
     sure = sorted(c.area for c in cards if c.support >= 0.9)
     if not sure:
         return cards
-    least = SMALLEST_SHARE * sure[len(sure) // 2]
-    return [c for c in cards if c.area >= least]
+    median = sure[len(sure) // 2]
+    most = LARGEST_SHARE * median if len(sure) >= 3 else math.inf
+    return [c for c in cards if SMALLEST_SHARE * median <= c.area <= most]
 
 
 _Tried = tuple[float, np.ndarray, tuple[float, float, float, float]]

@@ -6,6 +6,8 @@ set, ``ducktable bench vision``, uses 500); a detector change that loses cards f
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
@@ -153,9 +155,23 @@ def test_four_touching_cards_two_by_two_are_split_into_four(monkeypatch: pytest.
     assert min(best_match(detect_cards(scene.image), scene.cards[i].quad) for i in block) > 0.8
     splits = detect._splits
     monkeypatch.setattr(detect, "_splits", lambda *args: [w for w in splits(*args) if len(w) != 4])
+    monkeypatch.setattr(detect, "LARGEST_SHARE", math.inf)  # nor dropped for its size
     whole_block = [d for d in detect_cards(scene.image)
                    if all(quad_iou(d.quad, scene.cards[i].quad) > 0.15 for i in block)]
     assert len(whole_block) == 1  # without the cut: one "card" over all four
+
+
+def test_an_outline_round_a_group_of_cards_gives_way_to_the_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark scene 282: four cards lie in a loose square, touching; their joint outline is
+    card-shaped and well edged, but four times the size of the other cards on the table. It is
+    dropped, and three of the four are then completed from its corners."""
+    from ducktable.vision import detect
+
+    scene = render_scene(282)
+    found = [best_match(detect_cards(scene.image), scene.cards[i].quad) > 0.7 for i in (6, 7, 9)]
+    monkeypatch.setattr(detect, "LARGEST_SHARE", math.inf)
+    before = [best_match(detect_cards(scene.image), scene.cards[i].quad) > 0.7 for i in (6, 7, 9)]
+    assert found == [True, True, True] and before == [False, False, False]
 
 
 def test_a_card_as_large_as_its_neighbours_is_not_extended(monkeypatch: pytest.MonkeyPatch) -> None:
