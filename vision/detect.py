@@ -622,12 +622,14 @@ def _explained(area: float, quad: np.ndarray, found: list[_Found]) -> bool:
     """Is this candidate a part of a card already found (its panel, a feature of its face)?
 
     Candidates of 30-60% of a found card are still examined: they may be one of two
-    touching cards that were found together. ``area`` is the candidate's own.
+    touching cards that were found together. So are those inside a loosely edged "card" (an
+    outline pieced together from a checked cloth's lines can surround a dozen cards).
+    ``area`` is the candidate's own.
     """
     centre = quad.mean(axis=0)
     for card in found:
         ratio = area / card.area
-        if 0.3 <= ratio < 0.6 or ratio > 1.05:
+        if 0.3 <= ratio < 0.6 or ratio > 1.05 or card.support < 0.8:
             continue
         inside = cv2.pointPolygonTest(card.quad, (float(centre[0]), float(centre[1])), False) > 0
         if inside and _intersection(quad, card.quad) > 0.8 * area:
@@ -1092,9 +1094,10 @@ def _choose(candidates: list[_Found]) -> list[_Found]:
         parts = _disjoint_parts(items, smaller)
         if _is_group(items[i].area, [items[j].area for j in parts]):
             continue  # touching cards seen as one; the parts stand on their own
-        if any(items[j].support > items[i].support + 0.15 and items[j].area > 0.5 * items[i].area
-               for j in inside[i]):
-            continue  # a loose outline around a well-edged card: the card is the better guess
+        better = [j for j in inside[i] if items[j].support > items[i].support + 0.15]
+        if any(items[j].area > 0.5 * items[i].area for j in better) \
+                or len(set(better) & set(parts)) >= 2:
+            continue  # a loose outline around well-edged cards: they are the better guess
         keep.append(items[i])
         for j in inside[i]:
             dropped[j] = True  # the same card's panel, hole or a feature of its face
