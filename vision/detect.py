@@ -254,6 +254,7 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
     min_area = settings.min_area_frac * h * w
     max_area = settings.max_area_frac * h * w
     found: list[_Found] = []
+    squat: list[_Found] = []
     merged: list[np.ndarray] = []
     tried: list[_Tried] = []  # largest first
     for area, quad in sorted(((_area(q), q) for q in _candidate_quads(grads, min_area, merged)),
@@ -274,6 +275,8 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
         for cand in (_grown(snapped, grads) if grow else [snapped]):
             single = _acceptable(cand, settings, min_area, max_area)
             if not single and not _row_shaped(cand, settings, min_area, max_area):
+                if _squat(cand, settings, min_area, max_area) and _is_card(cand, grads):
+                    squat.append(cand)  # perhaps a card cut short (see _whole)
                 continue
             cuts = _splits(cand.quad, grads, settings) if cand.area >= 1.6 * min_area else []
             if cuts:  # touching cards - or a tiled pattern, whose tiles are blank
@@ -282,11 +285,17 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
                 found.append(cand)
     cards = _of_one_size(_choose(found))
     cards += _from_corners(merged, cards, grads, settings, min_area, max_area)
-    return _whole(_of_one_size(cards), grads, settings, min_area, max_area)
+    return _whole(_of_one_size(cards), squat, grads, settings, min_area, max_area)
 
 
-def _whole(cards: list[_Found], grads: _Gradients, settings: DetectorSettings, min_area: float,
-           max_area: float) -> list[_Found]:
+def _squat(cand: _Found, settings: DetectorSettings, min_area: float, max_area: float) -> bool:
+    """Well edged and as large as a card, but too square for one."""
+    return (min_area <= cand.area <= max_area and cand.support >= settings.min_score
+            and _card_shaped(cand.quad, 1.0, settings.min_aspect))
+
+
+def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
+           settings: DetectorSettings, min_area: float, max_area: float) -> list[_Found]:
     """Cards cut short where a straight line runs across the face (a wave band, the rim of a
     printed circle), extended to their whole length.
 
@@ -296,10 +305,11 @@ def _whole(cards: list[_Found], grads: _Gradients, settings: DetectorSettings, m
     snap, pass the checks, are at most a quarter larger than the cards beside it and cover no
     other card, the best-edged is kept (of equals, the one nearest their size).
     """
-    out = list(cards)
+    out = cards + squat
+    kept = [True] * len(cards) + [False] * len(squat)  # a squat one only once extended
     sure = [c for c in cards if c.support >= 0.9]
     centres = np.array([c.quad.mean(axis=0) for c in sure], np.float32).reshape(-1, 2)
-    for k, card in enumerate(cards):
+    for k, card in enumerate(cards + squat):
         near = [sure[j] for j in np.argsort(((centres - card.quad.mean(axis=0)) ** 2).sum(axis=1))
                 if sure[j] is not card][:3]
         if len(near) < 2:
@@ -318,13 +328,14 @@ def _whole(cards: list[_Found], grads: _Gradients, settings: DetectorSettings, m
                         or not _is_card(snapped, grads):
                     continue
                 if all(_intersection(snapped.quad, o.quad) <= 0.3 * o.area
-                       for j, o in enumerate(out) if j != k):
+                       for j, o in enumerate(out) if j != k and kept[j]):
                     a, b = _sides_of(snapped.quad)  # how far from its neighbours' sides:
                     unlike = abs(math.log(a / short)) + abs(math.log(b / long))
                     options.append((-snapped.support, unlike, snapped))
         if options:
             out[k] = min(options, key=lambda option: option[:2])[2]
-    return out
+            kept[k] = True
+    return [card for card, keep in zip(out, kept, strict=True) if keep]
 
 
 def _cut_short(quad: np.ndarray, grads: _Gradients) -> list[int]:

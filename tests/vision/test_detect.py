@@ -195,6 +195,20 @@ def test_a_loose_outline_pieced_from_a_checked_cloth_hides_no_cards() -> None:
     assert len(scene.cards) == 19 and missed == []
 
 
+@pytest.mark.parametrize(("seed", "index"), [(401, 9), (464, 16), (428, 4)])
+def test_a_card_cut_so_short_that_it_looks_square_is_extended_too(
+        seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark scenes where the part of a DUCK card above its wave band is about as wide as
+    it is long, so it failed as a card before it could be extended: such square candidates
+    are kept aside and become cards only once extended."""
+    from ducktable.vision import detect
+
+    scene = render_scene(seed)
+    assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.8
+    monkeypatch.setattr(detect, "_squat", lambda *args: False)
+    assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
+
+
 def test_a_card_as_large_as_its_neighbours_is_not_extended(monkeypatch: pytest.MonkeyPatch) -> None:
     """Touching cards in a row also have sides that run on past a corner; a card about the
     size of the cards beside it is whole, so nothing is tried on it."""
