@@ -58,6 +58,9 @@ CORNER_REACH = 0.12
 SMALLEST_SHARE = 0.4
 """Smallest area of a card, as a share of the median well-outlined card's in the same frame
 (see :func:`_of_one_size`)."""
+PAIR_SHARE = 1.6
+"""A card at least this share of the median area of the three well-outlined cards nearest it
+may be two touching cards side by side (see :func:`_halves`)."""
 LARGEST_SHARE = 2.5
 """Largest area of a card, as a share of the median well-outlined card's in the same frame."""
 WHOLE_SHARE = 0.95
@@ -316,6 +319,13 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
             continue
         usual = float(np.median([c.area for c in near]))
         short, long = np.mean([_sides_of(c.quad) for c in near], axis=0).tolist()
+        if k < len(cards) and card.area >= PAIR_SHARE * usual:
+            halves = _halves(card, grads, settings, min_area, max_area, (short, long))
+            if halves:
+                out[k] = halves[0]
+                out.append(halves[1])
+                kept.append(True)
+            continue
         own_short, own_long = _sides_of(card.quad)
         if card.area >= WHOLE_SHARE * usual or own_long / own_short >= WHOLE_SHARE * long / short:
             continue  # as large as they are, or no squatter: not cut
@@ -336,6 +346,31 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
             out[k] = min(options, key=lambda option: option[:2])[2]
             kept[k] = True
     return [card for card, keep in zip(out, kept, strict=True) if keep]
+
+
+def _halves(card: _Found, grads: _Gradients, settings: DetectorSettings, min_area: float,
+            max_area: float, usual: tuple[float, float]) -> list[_Found]:
+    """Two touching cards side by side taken for one (their meeting line too faint for
+    :func:`_splits`): the two halves, when both snap and pass as cards whose short and long
+    sides are within 15% of the ``usual`` ones of the cards beside them, with a margin about
+    as light on every side (the cut side too); else nothing."""
+    def usual_sides(quad: np.ndarray) -> bool:
+        return all(abs(math.log(side / side_usual)) < 0.15
+                   for side, side_usual in zip(_sides_of(quad), usual, strict=True))
+
+    def light_all_round(quad: np.ndarray) -> bool:  # a cut through one card's face is not
+        sides = np.median(_margin_levels(quad, grads)[0], axis=1)
+        return bool(sides.min() >= 0.85 * np.median(sides))
+
+    for pieces in _splits(card.quad, grads, settings, need_edge=False):
+        if len(pieces) != 2 or not all(usual_sides(p) for p in pieces):
+            continue
+        snapped = [_snap(p, grads) for p in pieces]
+        if all(s is not None and s.support >= 0.85 and usual_sides(s.quad)
+               and _acceptable(s, settings, min_area, max_area) and _is_card(s, grads)
+               and light_all_round(s.quad) for s in snapped):
+            return [s for s in snapped if s is not None]
+    return []
 
 
 def _cut_short(quad: np.ndarray, grads: _Gradients) -> list[int]:
@@ -697,7 +732,19 @@ def _margin(quad: np.ndarray, grads: _Gradients) -> tuple[float, float]:
     table. Paperness is the median of paperness over grey level there: near 1 for neutral
     paper, low for a coloured sticky note or cloth.
     """
-    n = 16
+    level, paper = _margin_levels(quad, grads)
+    neutral = float(np.median(paper / np.maximum(level, 1.0)))
+    local = level.copy()  # the largest within 2 samples along the side
+    for shift in (1, 2):
+        local[:, shift:] = np.maximum(local[:, shift:], level[:, :-shift])
+        local[:, :-shift] = np.maximum(local[:, :-shift], level[:, shift:])
+    return float((level >= 0.7 * local).mean()), neutral
+
+
+def _margin_levels(quad: np.ndarray, grads: _Gradients, n: int = 16
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Along each side (4 x ``n`` samples), the lightest grey level and paperness found a few
+    pixels inwards: where a card's paper margin is."""
     base, normal = _side_frames(quad, n, 0.1, 0.9)
     short = float(np.linalg.norm(quad - quad[_NEXT], axis=1).min())
     depths = np.linspace(1.0, max(2.5, 0.08 * short), 6, dtype=np.float32)
@@ -708,13 +755,7 @@ def _margin(quad: np.ndarray, grads: _Gradients) -> tuple[float, float]:
                       borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
     paper = cv2.remap(grads.paper, mx, my, cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
-    neutral = float(np.median(paper / np.maximum(level, 1.0)))
-    level = level.reshape(4, n)
-    local = level.copy()  # the largest within 2 samples along the side
-    for shift in (1, 2):
-        local[:, shift:] = np.maximum(local[:, shift:], level[:, :-shift])
-        local[:, :-shift] = np.maximum(local[:, :-shift], level[:, shift:])
-    return float((level >= 0.7 * local).mean()), neutral
+    return level.reshape(4, n), paper.reshape(4, n)
 
 
 def _part_of_grid(cand: _Found, grads: _Gradients) -> bool:
@@ -1023,8 +1064,8 @@ def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: Detecto
     return []
 
 
-def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings
-            ) -> list[list[np.ndarray]]:
+def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
+            need_edge: bool = True) -> list[list[np.ndarray]]:
     """Ways to cut ``quad`` into 2 or 3 card-shaped pieces in a row, or 4 two by two, along
     lines that lie on an edge."""
     out = []
@@ -1042,7 +1083,8 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings
             if not all(_card_shaped(p, settings.min_aspect, settings.max_aspect)
                        for p in pieces):
                 continue
-            if all(_cut_on_edge(cuts[j][0], cuts[j][1], grads) for j in range(1, k)):
+            if not need_edge or all(_cut_on_edge(cuts[j][0], cuts[j][1], grads)
+                                    for j in range(1, k)):
                 out.append([_clockwise(p) for p in pieces])
     # Four cards two by two: both middle lines run right across.
     mid = (quad + quad[_NEXT]) / 2  # the middle of each side

@@ -156,6 +156,7 @@ def test_four_touching_cards_two_by_two_are_split_into_four(monkeypatch: pytest.
     splits = detect._splits
     monkeypatch.setattr(detect, "_splits", lambda *args: [w for w in splits(*args) if len(w) != 4])
     monkeypatch.setattr(detect, "LARGEST_SHARE", math.inf)  # nor dropped for its size
+    monkeypatch.setattr(detect, "_halves", lambda *args: [])  # nor halved
     whole_block = [d for d in detect_cards(scene.image)
                    if all(quad_iou(d.quad, scene.cards[i].quad) > 0.15 for i in block)]
     assert len(whole_block) == 1  # without the cut: one "card" over all four
@@ -207,6 +208,26 @@ def test_a_card_cut_so_short_that_it_looks_square_is_extended_too(
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.8
     monkeypatch.setattr(detect, "_squat", lambda *args: False)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
+
+
+@pytest.mark.parametrize("seed", [342, 425, 307])
+def test_two_touching_cards_taken_for_one_are_halved(seed: int) -> None:
+    """Benchmark scenes where two cards lie side by side, touching, their meeting line too
+    faint to cut along: the "card" is twice the size of those beside it, and its halves are
+    cards of their size with a light margin all round."""
+    scene = render_scene(seed)
+    matched, missed = match(scene.cards, [d.quad for d in detect_cards(scene.image)])
+    assert missed == [] and len(matched) == len(scene.cards)
+
+
+def test_a_card_larger_than_its_neighbours_is_not_halved() -> None:
+    """Benchmark scene 130: a card back nearer the camera than the three cards beside it
+    looks 1.6 times their size; its halves would be card-sized, but the cut side of each lies
+    on the back's pattern, not on paper, so it stays whole."""
+    scene = render_scene(130)
+    found = detect_cards(scene.image)
+    matched, missed = match(scene.cards, [d.quad for d in found])
+    assert missed == [] and len(found) == len(scene.cards) == 4
 
 
 def test_a_card_as_large_as_its_neighbours_is_not_extended(monkeypatch: pytest.MonkeyPatch) -> None:
