@@ -287,7 +287,13 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
             elif single and _is_card(cand, grads):
                 found.append(cand)
     cards = _of_one_size(_choose(found))
-    cards += _from_corners(merged, cards, grads, settings, min_area, max_area)
+    from_corners = _from_corners(merged, cards, grads, settings, min_area, max_area)
+    if from_corners and not any(c.support >= 0.9 for c in cards):
+        # No card was outlined on its own (a cloth whose dots touch every card): the cards
+        # completed from corners give the size to complete the other corners by.
+        from_corners += _from_corners(merged, cards + from_corners, grads, settings, min_area,
+                                      max_area)
+    cards += from_corners
     return _whole(_of_one_size(cards), squat, grads, settings, min_area, max_area)
 
 
@@ -510,8 +516,11 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                 if not CARD_ARMS[0] <= long / short <= CARD_ARMS[1] or short * long < min_area:
                     continue
             for side_a, side_b in ((short, long), (long, short)):
-                if la < 0.4 * side_a or lb < 0.4 * side_b:
-                    continue
+                whole_a = 0.85 * side_a <= la <= 1.25 * side_a  # the arm is that whole side
+                whole_b = 0.85 * side_b <= lb <= 1.25 * side_b
+                short_arm = la < 0.4 * side_a or lb < 0.4 * side_b
+                if short_arm and not (whole_a or whole_b):
+                    continue  # (a short arm will do beside a whole side: the rest ran into dots)
                 # An arm that ends near where a side of that size would is the side itself
                 # (cards nearer a tilted camera look bigger than their neighbours).
                 sa = la if 0.85 * side_a <= la <= 1.25 * side_a else side_a
@@ -519,7 +528,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                 # Where the outline meets a neighbour's, one arm may run along the neighbour:
                 # the card then lies across that arm, on the side the neighbour does not cover.
                 for da, db in ((ua, ub), (ua, -ub), (-ua, ub)):
-                    at_corner = _Corner(v, da, db, sa, sb)
+                    at_corner = _Corner(v, da, db, sa, sb, short_arm)
                     centre = v + (sa * da + sb * db) / 2
                     if covered[min(h - 1, max(0, int(centre[1]))), min(w - 1, max(0, int(centre[0])))]:
                         continue
@@ -556,9 +565,9 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                 even, neutral = _margin(snapped.quad, grads)
                 if even < 0.95 or not _is_card(snapped, grads):
                     continue
-                if not guessed_size and (snapped.support < 0.9
-                                         or neutral < paper - CORNER_PAPER_SLACK):
-                    continue
+                if (not guessed_size or corner.short_arm) and (
+                        snapped.support < 0.9 or neutral < paper - CORNER_PAPER_SLACK):
+                    continue  # a card from a less sure guess must be well edged, on paper
                 if not placed.share_more(snapped.quad, 0.3 * snapped.area):
                     out.append(snapped)
                     placed.add(snapped.quad)
@@ -568,14 +577,16 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
 
 @dataclass(frozen=True)
 class _Corner:
-    """A card guessed from one corner: the corner, its two arm directions (unit) and the
-    guessed lengths of the card's sides along them."""
+    """A card guessed from one corner: the corner, its two arm directions (unit), the
+    guessed lengths of the card's sides along them, and whether one arm is far shorter than
+    its side (only the other is known to be a whole side)."""
 
     at: np.ndarray
     along_a: np.ndarray
     along_b: np.ndarray
     side_a: float
     side_b: float
+    short_arm: bool = False
 
     def quad(self, side_a: float | None = None, side_b: float | None = None) -> np.ndarray:
         a = (self.side_a if side_a is None else side_a) * self.along_a
