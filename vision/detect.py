@@ -17,25 +17,28 @@ How, in seven steps:
 3. *Grow and split*: a candidate that is part of a card's face (its panel, a frame printed
    on it) grows outwards to the next edge with a light margin inside it (cards have a light
    border; a side with a touching card beside it moves out as far as the others); a candidate
-   that is two or three touching cards in a row is split where a straight edge runs right
-   across it.
+   that is two or three touching cards in a row, or four two by two, is split where straight
+   edges run right across it.
 4. *Check*: a card has a printed face (not blank, not a grid of lines along its sides), a
    light margin all round (a cell of a checked cloth alternates light and dark along its
    sides) and its sides stop at its corners (a checked cloth's lines run on).
 5. *Choose*: nested candidates of one card keep the outermost well-edged one; a candidate
-   tiled by smaller candidates of one size is a group of touching cards and gives way to them.
+   tiled by smaller candidates of one size, or a loose outline round two or more well-edged
+   cards, gives way to them. Cards on one table look about the same size (a tilted camera
+   makes the nearest at most about twice the farthest): a "card" far smaller than the
+   well-outlined ones is a patch of the table, one far larger the outline of a group.
 6. *Corners*: an outline that ran into other edges (a touching card, printing touching the
    margin, texture) belongs to a larger contour that is no quadrilateral; each right-angled
    corner of such a contour is completed to a card the size of the nearest cards found (where
-   none was found, only a corner whose two arms are a card's two sides), and kept when it
-   snaps and passes the checks; where the guessed size does not snap, the far sides are
-   looked for on edges near it. Where one arm runs along a neighbour's outline, the card lies
-   across that arm. At most 150 corners a frame, the best-shaped first (a checked cloth
-   offers hundreds).
-7. *Whole cards*: a card found well short of the cards beside it, whose sides run on past
-   one of its sides, was cut at a line across its face (a wave band): it is extended to
-   the next edge. Last, a "card" far smaller than the well-outlined ones is dropped: cards
-   on one table look about the same size.
+   none was found, only a corner whose two arms are a card's two sides, and then again with
+   the cards so found), and kept when it snaps and passes the checks; where the guessed size
+   does not snap, the far sides are looked for on edges near it. Where one arm runs along a
+   neighbour's outline, the card lies across that arm. At most 150 corners a round, the
+   best-shaped first (a checked cloth offers hundreds).
+7. *Sizes*: a card smaller and squatter than the cards beside it, whose sides run on past
+   one of its sides, was cut at a line across its face (a wave band): it is extended to the
+   next edge (so is a candidate too square to be a card). A card twice their size whose halves
+   are cards like them, light all round, is two touching cards.
 """
 
 from __future__ import annotations
