@@ -87,6 +87,10 @@ MARGIN_EVEN_MIN = 0.9
 :func:`_margin`)."""
 
 MARGIN_PAPER_MIN = 0.45
+MARGIN_LIGHT = 0.8
+"""A printed panel grows to the card's outline across a margin at least this light, as a share
+of the panel's face: a thin margin on a dark cloth, blurred, reads 15% darker than the panel
+inside it (at 0.9, 7 more bench cards were found only by their printed frame; at 0.7, 4)."""
 """Smallest paperness (see :func:`_margin`) of a card's margin: paper under tinted light
 measures 0.6 and more."""
 
@@ -1005,20 +1009,16 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     dy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
     rows = slice(int(my + 0.1 * h), int(my + 0.9 * h) + 1)
     cols = slice(int(mx + 0.1 * w), int(mx + 0.9 * w) + 1)
-    # The margin must be nearly as light as the candidate's own face: paper around a panel
-    # (a thin margin on a dark cloth, blurred, reads 15% darker than the panel inside it; at
-    # 0.9 of the face 7 more bench cards were found only by their printed frame, at 0.7 4).
     face = float(np.percentile(view[rows, cols], 75))
-    light = 0.8 * face
     col_edge = _median(dx[rows], axis=0)  # + : darker on the left
     col_level = _median(view[rows], axis=0)
     row_edge = _median(dy[:, cols], axis=1)
     row_level = _median(view[:, cols], axis=1)
     band = max(2, int(0.03 * min(w, h)))
-    left = _margin_end(col_edge, col_level, int(round(mx)) + 2, -1, band, light)
-    right = _margin_end(-col_edge, col_level, int(round(mx + w)) - 2, +1, band, light)
-    top = _margin_end(row_edge, row_level, int(round(my)) + 2, -1, band, light)
-    bottom = _margin_end(-row_edge, row_level, int(round(my + h)) - 2, +1, band, light)
+    left = _margin_end(col_edge, col_level, int(round(mx)) + 2, -1, band, face)
+    right = _margin_end(-col_edge, col_level, int(round(mx + w)) - 2, +1, band, face)
+    top = _margin_end(row_edge, row_level, int(round(my)) + 2, -1, band, face)
+    bottom = _margin_end(-row_edge, row_level, int(round(my + h)) - 2, +1, band, face)
     found = [None if left is None else mx - left, None if right is None else right - mx - w,
              None if top is None else my - top, None if bottom is None else bottom - my - h]
     known = [d for d in found if d is not None]
@@ -1048,15 +1048,24 @@ def _median(values: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _margin_end(edge: np.ndarray, level: np.ndarray, start: int, step: int, band: int,
-                light: float) -> float | None:
-    """Walking from ``start`` in direction ``step``, the first edge peak (edge > 0: darker
-    further out) with a light band of ``band`` samples on its inner side. The candidate's own
-    edge (a dark printed frame line, an edge under ``start``) is stepped over first."""
+                face: float) -> float | None:
+    """Walking from ``start`` in direction ``step``, the first edge peak with a light band of
+    ``band`` samples on its inner side (at least :data:`MARGIN_LIGHT` of ``face``, the
+    candidate's own face). The edge gets darker further out (edge > 0), or lighter where the
+    table beyond is lighter than the face itself (a white cloth round cream paper). The
+    candidate's own edge (a dark printed frame line, an edge under ``start``) is stepped over
+    first."""
+    light = MARGIN_LIGHT * face
+    strength = np.abs(edge)
     i = start + 4 * step  # 2 past the candidate's own side, which is stepped over
     while 1 <= i < len(edge) - 1:
-        if edge[i] >= EDGE_MIN and edge[i] >= edge[i - 1] and edge[i] >= edge[i + 1]:
+        if strength[i] >= EDGE_MIN and strength[i] >= strength[i - 1] \
+                and strength[i] >= strength[i + 1]:
             inner = level[i + 1: i + 2 + band] if step < 0 else level[max(0, i - band - 1): i]
-            if len(inner) and float(inner.max()) >= light:  # blur softens a thin margin
+            outer = level[max(0, i - 2 * band - 1): i] if step < 0 \
+                else level[i + 1: i + 2 + 2 * band]
+            white_cloth = len(outer) > 0 and float(outer.min()) >= face
+            if len(inner) and float(inner.max()) >= light and (edge[i] > 0 or white_cloth):
                 return float(i)
         i += step
     return None
