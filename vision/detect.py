@@ -288,7 +288,7 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
                 if _squat(cand, settings, min_area, max_area) and _is_card(cand, grads):
                     squat.append(cand)  # perhaps a card cut short (see _whole)
                 continue
-            cuts = _splits(cand.quad, grads, settings) if cand.area >= 1.6 * min_area else []
+            cuts = _splits(cand.quad, grads, settings, min_area)
             if cuts:  # touching cards - or a tiled pattern, whose tiles are blank
                 found += _cards_of(cuts, grads, settings, min_area, max_area)
             elif single and _is_card(cand, grads):
@@ -375,7 +375,7 @@ def _halves(card: _Found, grads: _Gradients, settings: DetectorSettings, min_are
         sides = np.median(_margin_levels(quad, grads)[0], axis=1)
         return bool(sides.min() >= 0.85 * np.median(sides))
 
-    for pieces in _splits(card.quad, grads, settings, need_edge=False):
+    for pieces in _splits(card.quad, grads, settings, min_area, need_edge=False):
         if len(pieces) != 2 or not all(usual_sides(p) for p in pieces):
             continue
         snapped = [_snap(p, grads) for p in pieces]
@@ -1087,14 +1087,18 @@ def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: Detecto
     return []
 
 
-def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
+def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings, min_area: float,
             need_edge: bool = True) -> list[list[np.ndarray]]:
     """Ways to cut ``quad`` into 2 or 3 card-shaped pieces in a row, or 4 two by two, along
-    lines that lie on an edge."""
+    lines that lie on an edge; each piece at least 0.8 of ``min_area`` (a card's smallest
+    area, which snapping changes a little)."""
     out = []
+    pieces_fit = _area(quad) / (0.8 * min_area)  # how many pieces of the least size it holds
     for axis in (0, 1):  # cut across sides 0/2 or across sides 1/3
         q = quad if axis == 0 else quad[_NEXT]
         for k in (2, 3):
+            if k > pieces_fit:
+                break
             pieces = []
             cuts = []
             for j in range(k + 1):
@@ -1109,6 +1113,8 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
             if not need_edge or all(_cut_on_edge(cuts[j][0], cuts[j][1], grads)
                                     for j in range(1, k)):
                 out.append([_clockwise(p) for p in pieces])
+    if pieces_fit < 4:
+        return out
     # Four cards two by two: both middle lines run right across.
     mid = (quad + quad[_NEXT]) / 2  # the middle of each side
     centre = quad.mean(axis=0)
