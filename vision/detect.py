@@ -87,12 +87,13 @@ MARGIN_EVEN_MIN = 0.9
 :func:`_margin`)."""
 
 MARGIN_PAPER_MIN = 0.45
+"""Smallest paperness (see :func:`_margin`) of a card's margin: paper under tinted light
+measures 0.6 and more."""
+
 MARGIN_LIGHT = 0.8
 """A printed panel grows to the card's outline across a margin at least this light, as a share
 of the panel's face: a thin margin on a dark cloth, blurred, reads 15% darker than the panel
 inside it (at 0.9, 7 more bench cards were found only by their printed frame; at 0.7, 4)."""
-"""Smallest paperness (see :func:`_margin`) of a card's margin: paper under tinted light
-measures 0.6 and more."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -782,19 +783,7 @@ def _part_of_grid(cand: _Found, grads: _Gradients) -> bool:
     A card's outline stops at its corners; in a row of touching cards only the long sides go
     on into the neighbours. A square picked out of a grid has lines going on everywhere.
     """
-    quad = cand.quad
-    b = quad[_NEXT]
-    direction = (b - quad) / np.maximum(np.linalg.norm(b - quad, axis=1, keepdims=True), 1e-6)
-    normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1).astype(np.float32)
-    ts = np.concatenate([np.linspace(-0.25, -0.08, 6), np.linspace(1.08, 1.25, 6)]).astype(
-        np.float32)
-    offsets = np.arange(-1.5, 1.51, 0.5, dtype=np.float32)
-    base = quad[:, None, :] + ts[None, :, None] * (b - quad)[:, None, :]
-    pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
-    across = grads.edge_across(pts.reshape(4 * len(ts), -1, 2),
-                               np.repeat(normal, len(ts), axis=0)[:, None, :])
-    strong = (across.max(axis=1) >= EDGE_MIN).reshape(4, 2, -1)
-    continues = (strong.mean(axis=2) >= 0.6).all(axis=1)
+    continues = _runs_on(cand.quad, grads).all(axis=1)  # at both ends
     return int(continues.sum()) >= 3
 
 

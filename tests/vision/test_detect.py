@@ -260,8 +260,8 @@ def test_a_card_as_large_as_its_neighbours_is_not_extended(monkeypatch: pytest.M
     from ducktable.vision import detect
 
     asked = []
-    runs_on = detect._runs_on
-    monkeypatch.setattr(detect, "_runs_on", lambda quad, grads: asked.append(quad) or runs_on(quad, grads))
+    cut_short = detect._cut_short
+    monkeypatch.setattr(detect, "_cut_short", lambda quad, grads: asked.append(quad) or cut_short(quad, grads))
     scene = render_scene(213)  # touching rows of Ducky Ducky cards, all found whole
     found = detect_cards(scene.image)
     matched, missed = match(scene.cards, [d.quad for d in found])
