@@ -30,9 +30,9 @@ How, in seven steps:
 6. *Corners*: an outline that ran into other edges (a touching card, printing touching the
    margin, texture) belongs to a larger contour that is no quadrilateral; each right-angled
    corner of such a contour is completed to a card the size of the nearest cards found (where
-   none was found, only a corner whose two arms are a card's two sides, and then again with
-   the cards so found), and kept when it snaps and passes the checks; where the guessed size
-   does not snap, the far sides are looked for on edges near it. Where one arm runs along a
+   none was found, only a corner whose two arms are a card's two sides), and kept when it
+   snaps and passes the checks; where the guessed size does not snap, the far sides are
+   looked for on edges near it. Where one arm runs along a
    neighbour's outline, the card lies across that arm. At most 150 corners a round, the
    best-shaped first (a checked cloth offers hundreds).
 7. *Sizes*: a card smaller and squatter than the cards beside it, whose sides run on past
@@ -295,13 +295,7 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
             elif single and _is_card(cand, grads):
                 found.append(cand)
     cards = _of_one_size(_choose(found))
-    from_corners = _from_corners(merged, cards, grads, settings, min_area, max_area)
-    if from_corners and not any(c.support >= 0.9 for c in cards):
-        # No card was outlined on its own (a cloth whose dots touch every card): the cards
-        # completed from corners give the size to complete the other corners by.
-        from_corners += _from_corners(merged, cards + from_corners, grads, settings, min_area,
-                                      max_area)
-    cards += from_corners
+    cards += _from_corners(merged, cards, grads, settings, min_area, max_area)
     return _whole(_of_one_size(cards), squat, grads, settings, min_area, max_area)
 
 
