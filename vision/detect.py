@@ -289,7 +289,7 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
                 if _squat(cand, settings, min_area, max_area) and _is_card(cand, grads):
                     squat.append(cand)  # perhaps a card cut short (see _whole)
                 continue
-            cuts = _splits(cand.quad, grads, settings, min_area)
+            cuts = _splits(cand.quad, grads, settings) if cand.area >= 1.6 * min_area else []
             if cuts:  # touching cards - or a tiled pattern, whose tiles are blank
                 found += _cards_of(cuts, grads, settings, min_area, max_area)
             elif single and _is_card(cand, grads):
@@ -370,7 +370,7 @@ def _halves(card: _Found, grads: _Gradients, settings: DetectorSettings, min_are
         sides = np.median(_margin_levels(quad, grads)[0], axis=1)
         return bool(sides.min() >= 0.85 * np.median(sides))
 
-    for pieces in _splits(card.quad, grads, settings, min_area, need_edge=False):
+    for pieces in _splits(card.quad, grads, settings, need_edge=False):
         if len(pieces) != 2 or not all(usual_sides(p) for p in pieces):
             continue
         snapped = [_snap(p, grads) for p in pieces]
@@ -998,10 +998,12 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     row_edge = _median(dy[:, cols], axis=1)
     row_level = _median(view[:, cols], axis=1)
     band = max(2, int(0.03 * min(w, h)))
-    left = _margin_end(col_edge, col_level, int(round(mx)) + 2, -1, band, face)
-    right = _margin_end(-col_edge, col_level, int(round(mx + w)) - 2, +1, band, face)
-    top = _margin_end(row_edge, row_level, int(round(my)) + 2, -1, band, face)
-    bottom = _margin_end(-row_edge, row_level, int(round(my + h)) - 2, +1, band, face)
+    ends = [_margin_end(col_edge, col_level, int(round(mx)) + 2, -1, band, face),
+            _margin_end(-col_edge, col_level, int(round(mx + w)) - 2, +1, band, face),
+            _margin_end(row_edge, row_level, int(round(my)) + 2, -1, band, face),
+            _margin_end(-row_edge, row_level, int(round(my + h)) - 2, +1, band, face)]
+    white_cloth = any(end is not None and end[1] for end in ends)
+    left, right, top, bottom = (None if end is None else end[0] for end in ends)
     found = [None if left is None else mx - left, None if right is None else right - mx - w,
              None if top is None else my - top, None if bottom is None else bottom - my - h]
     known = [d for d in found if d is not None]
@@ -1017,7 +1019,10 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     if np.abs(box - rect).max() < 1.5:
         return None  # already the outline
     back = cv2.perspectiveTransform(box.reshape(-1, 1, 2), np.linalg.inv(to_rect))
-    return _snap(back.reshape(4, 2).astype(np.float32), grads)
+    grown = _snap(back.reshape(4, 2).astype(np.float32), grads)
+    if grown is not None and white_cloth and grown.support < 0.9:
+        return None  # lighter outside: a card on a white cloth has a clean outline, a check's cell not
+    return grown
 
 
 def _median(values: np.ndarray, axis: int) -> np.ndarray:
@@ -1031,13 +1036,13 @@ def _median(values: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _margin_end(edge: np.ndarray, level: np.ndarray, start: int, step: int, band: int,
-                face: float) -> float | None:
-    """Walking from ``start`` in direction ``step``, the first edge peak with a light band of
-    ``band`` samples on its inner side (at least :data:`MARGIN_LIGHT` of ``face``, the
-    candidate's own face). The edge gets darker further out (edge > 0), or lighter where the
-    table beyond is lighter than the face itself (a white cloth round cream paper). The
-    candidate's own edge (a dark printed frame line, an edge under ``start``) is stepped over
-    first."""
+                face: float) -> tuple[float, bool] | None:
+    """Walking from ``start`` in direction ``step``, the first edge peak, and whether it gets
+    lighter going out, with a light band of ``band`` samples on its inner side (at least
+    :data:`MARGIN_LIGHT` of ``face``, the candidate's own face). The edge gets darker further
+    out (edge > 0), or lighter where the table beyond is lighter than the face itself (a white
+    cloth round cream paper). The candidate's own edge (a dark printed frame line, an edge
+    under ``start``) is stepped over first."""
     light = MARGIN_LIGHT * face
     strength = np.abs(edge)
     i = start + 4 * step  # 2 past the candidate's own side, which is stepped over
@@ -1049,7 +1054,7 @@ def _margin_end(edge: np.ndarray, level: np.ndarray, start: int, step: int, band
                 else level[i + 1: i + 2 + 2 * band]
             white_cloth = len(outer) > 0 and float(outer.min()) >= face
             if len(inner) and float(inner.max()) >= light and (edge[i] > 0 or white_cloth):
-                return float(i)
+                return float(i), bool(edge[i] <= 0)
         i += step
     return None
 
@@ -1070,18 +1075,15 @@ def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: Detecto
     return []
 
 
-def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings, min_area: float,
+def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
             need_edge: bool = True) -> list[list[np.ndarray]]:
     """Ways to cut ``quad`` into 2 or 3 card-shaped pieces in a row, or 4 two by two, along
-    lines that lie on an edge; each piece at least 0.8 of ``min_area`` (a card's smallest
-    area, which snapping changes a little)."""
+    lines that lie on an edge. (A patch of a tiled pattern cuts too, into blank pieces: it is
+    then no card, whole or cut.)"""
     out = []
-    pieces_fit = _area(quad) / (0.8 * min_area)  # how many pieces of the least size it holds
     for axis in (0, 1):  # cut across sides 0/2 or across sides 1/3
         q = quad if axis == 0 else quad[_NEXT]
         for k in (2, 3):
-            if k > pieces_fit:
-                break
             pieces = []
             cuts = []
             for j in range(k + 1):
@@ -1096,8 +1098,6 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings, min
             if not need_edge or all(_cut_on_edge(cuts[j][0], cuts[j][1], grads)
                                     for j in range(1, k)):
                 out.append([_clockwise(p) for p in pieces])
-    if pieces_fit < 4:
-        return out
     # Four cards two by two: both middle lines run right across.
     mid = (quad + quad[_NEXT]) / 2  # the middle of each side
     centre = quad.mean(axis=0)

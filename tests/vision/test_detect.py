@@ -254,6 +254,16 @@ def test_cards_on_a_cloth_lighter_than_their_paper_are_found_by_their_outline() 
     assert sum(best_match(found, quad) >= 0.7 for quad in actions) == 12  # 9 before
 
 
+def test_a_card_is_not_grown_across_its_neighbours_paper() -> None:
+    """Benchmark scene 283: beyond a Ducky Ducky card's outline lie two other cards, as light
+    as its face, so the outline search took them for a white cloth and grew the card over
+    them (support 0.7). A card on a white cloth has a clean outline: a growth across a
+    lighter outside must be well edged."""
+    scene = render_scene(283)
+    matched, missed = match(scene.cards, [d.quad for d in detect_cards(scene.image)])
+    assert missed == [] and len(matched) == len(scene.cards)
+
+
 def test_a_card_as_large_as_its_neighbours_is_not_extended(monkeypatch: pytest.MonkeyPatch) -> None:
     """Touching cards in a row also have sides that run on past a corner; a card about the
     size of the cards beside it is whole, so nothing is tried on it."""
