@@ -307,14 +307,17 @@ def _squat(cand: _Found, settings: DetectorSettings, min_area: float, max_area: 
 
 def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
            settings: DetectorSettings, min_area: float, max_area: float) -> list[_Found]:
-    """Cards cut short where a straight line runs across the face (a wave band, the rim of a
-    printed circle), extended to their whole length.
+    """Cards measured against the three well-outlined cards nearest them (cards beside each
+    other look about the same size): the ``cards`` found, and ``squat`` candidates, too square
+    for cards, which are kept only when extended.
 
-    Such a "card" is smaller and squatter than the cards beside it (they look about the same),
-    and has a side whose two neighbouring sides run on past it, straight, as a card's outline
-    does. That side is moved out to an edge 1.05-1.9 times as far; of the longer cards that
-    snap, pass the checks, are at most a quarter larger than the cards beside it and cover no
-    other card, the best-edged is kept (of equals, the one nearest their size).
+    A "card" at least :data:`PAIR_SHARE` of their size may be two touching cards side by side
+    (see :func:`_halves`). One smaller and squatter than they are, with a side whose two
+    neighbouring sides run on past it, straight, as a card's outline does, was cut short where
+    a straight line runs across its face (a wave band, the rim of a printed circle). That side
+    is moved out to an edge 1.05-1.9 times as far; of the longer cards that snap, pass the
+    checks, are at most a quarter larger than the cards beside it and cover no other card, the
+    best-edged is kept (of equals, the one nearest their size).
     """
     out = cards + squat
     kept = [True] * len(cards) + [False] * len(squat)  # a squat one only once extended
@@ -525,8 +528,8 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                     continue  # (a short arm will do beside a whole side: the rest ran into dots)
                 # An arm that ends near where a side of that size would is the side itself
                 # (cards nearer a tilted camera look bigger than their neighbours).
-                sa = la if 0.85 * side_a <= la <= 1.25 * side_a else side_a
-                sb = lb if 0.85 * side_b <= lb <= 1.25 * side_b else side_b
+                sa = la if whole_a else side_a
+                sb = lb if whole_b else side_b
                 # Where the outline meets a neighbour's, one arm may run along the neighbour:
                 # the card then lies across that arm, on the side the neighbour does not cover.
                 for da, db in ((ua, ub), (ua, -ub), (-ua, ub)):
@@ -971,10 +974,11 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     The neighbourhood is warped so that ``cand`` becomes an upright rectangle; edge and
     brightness profiles across its rows and columns then show straight lines parallel to its
     sides. Each side moves out to the nearest edge beyond its own that gets darker going
-    outwards and has a margin about as light as the card's face just inside it (cards have a
-    light border). At least two sides must find one; a side that finds none, or one far off
-    the others, moves out as far as the others do. None when fewer than two sides find an
-    edge or the result is just ``cand`` again.
+    outwards (or lighter, onto a cloth lighter than the face: see :func:`_margin_end`) and has
+    a margin about as light as the card's face just inside it (cards have a light border). At
+    least two sides must find one; a side that finds none, or one far off the others, moves out
+    as far as the others do. None when fewer than two sides find an edge, the result is just
+    ``cand`` again, or it grew onto a lighter outside without a clean outline all round.
     """
     quad = cand.quad
     sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
