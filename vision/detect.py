@@ -226,20 +226,23 @@ class _Gradients:
         self.paper = cv2.GaussianBlur(paperness(image, grey), (5, 5), 0)
         # Canny's own derivatives (3 x 3 Sobel, replicated border), so Canny reuses them.
         border = cv2.BORDER_REPLICATE
-        self.gx = cv2.Sobel(self.blurred, cv2.CV_16S, 1, 0, ksize=3, borderType=border)
-        self.gy = cv2.Sobel(self.blurred, cv2.CV_16S, 0, 1, ksize=3, borderType=border)
+        gx = cv2.Sobel(self.blurred, cv2.CV_16S, 1, 0, ksize=3, borderType=border)
+        gy = cv2.Sobel(self.blurred, cv2.CV_16S, 0, 1, ksize=3, borderType=border)
         px = cv2.Sobel(self.paper, cv2.CV_16S, 1, 0, ksize=3, borderType=border)
         py = cv2.Sobel(self.paper, cv2.CV_16S, 0, 1, ksize=3, borderType=border)
-        self.edges = cv2.bitwise_or(cv2.Canny(self.gx, self.gy, 20, 50, L2gradient=True),
+        self.edges = cv2.bitwise_or(cv2.Canny(gx, gy, 20, 50, L2gradient=True),
                                     cv2.Canny(px, py, 20, 50, L2gradient=True))
         """Canny edges of the grey and the paperness image together."""
-        grey_strength = cv2.add(cv2.convertScaleAbs(self.gx, alpha=0.25),
-                                cv2.convertScaleAbs(self.gy, alpha=0.25))
+        grey_strength = cv2.add(cv2.convertScaleAbs(gx, alpha=0.25),
+                                cv2.convertScaleAbs(gy, alpha=0.25))
         paper_strength = cv2.add(cv2.convertScaleAbs(px, alpha=0.25),
                                  cv2.convertScaleAbs(py, alpha=0.25))
         use_paper = cv2.compare(paper_strength, grey_strength, cv2.CMP_GT)
-        cv2.copyTo(px, use_paper, self.gx)
-        cv2.copyTo(py, use_paper, self.gy)
+        cv2.copyTo(px, use_paper, gx)
+        cv2.copyTo(py, use_paper, gy)
+        self.gradient = cv2.merge([gx, gy])
+        """The stronger of the two images' x and y derivatives, as two channels: one lookup
+        samples both (the side searches sample it hundreds of times a frame)."""
 
     def edge_across(self, points: np.ndarray, normal: np.ndarray) -> np.ndarray:
         """|derivative along normal| where the edge runs along the line, else 0.
@@ -253,11 +256,12 @@ class _Gradients:
         return np.where(n >= 2 * t, n, 0.0)
 
     def _sample(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """x and y derivatives at ``points`` (rows x columns x 2, frame coordinates)."""
         mx = np.ascontiguousarray(points[..., 0], dtype=np.float32)
         my = np.ascontiguousarray(points[..., 1], dtype=np.float32)
-        sx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        sy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return sx.astype(np.float32), sy.astype(np.float32)
+        both = cv2.remap(self.gradient, mx, my, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        return both[..., 0], both[..., 1]
 
 def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
     h, w = image.shape[:2]
@@ -560,19 +564,20 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
             if len(tried.quads) == MAX_CORNER_TRIES:
                 break
             tried.add(quad)
+            # A card from a less sure guess must be well edged, on paper.
+            sure_guess = guessed_size and not corner.short_arm
+            support_min = 0.85 if sure_guess else 0.9
+            paper_min = MARGIN_PAPER_MIN if sure_guess \
+                else max(MARGIN_PAPER_MIN, paper - CORNER_PAPER_SLACK)
             for guess in [quad] if guessed_size else _corner_cards(corner, grads):
                 snapped = _snap(guess, grads, CORNER_REACH)
                 if snapped is not None:
                     snapped = _snap(snapped.quad, grads)
-                if snapped is None or snapped.support < 0.85 \
+                if snapped is None or snapped.support < support_min \
                         or not _acceptable(snapped, settings, min_area, max_area):
                     continue
-                even, neutral = _margin(snapped.quad, grads)
-                if even < 0.95 or not _is_card(snapped, grads):
+                if not _is_card(snapped, grads, even_min=0.95, paper_min=paper_min):
                     continue
-                if (not guessed_size or corner.short_arm) and (
-                        snapped.support < 0.9 or neutral < paper - CORNER_PAPER_SLACK):
-                    continue  # a card from a less sure guess must be well edged, on paper
                 if not placed.share_more(snapped.quad, 0.3 * snapped.area):
                     out.append(snapped)
                     placed.add(snapped.quad)
@@ -729,13 +734,18 @@ def _has_face(cand: _Found, grads: _Gradients) -> bool:
     return bool(edges.mean() >= 0.5 and min(share_x, share_y) < 0.2 * (share_x + share_y))
 
 
-def _is_card(cand: _Found, grads: _Gradients) -> bool:
-    """Printed face, light margin all round, sides that stop at the corners."""
-    if not _has_face(cand, grads):
+def _is_card(cand: _Found, grads: _Gradients, *, even_min: float = MARGIN_EVEN_MIN,
+             paper_min: float = MARGIN_PAPER_MIN) -> bool:
+    """Sides that stop at the corners, a printed face, a light margin all round (at least
+    ``even_min`` of it even, its paperness at least ``paper_min``: see :func:`_margin`).
+
+    The test a checked cloth's cells fail most often comes first: a gingham offers hundreds
+    of corners a frame to complete, and every one is judged here.
+    """
+    if _part_of_grid(cand, grads) or not _has_face(cand, grads):
         return False
     even, neutral = _margin(cand.quad, grads)
-    return (even >= MARGIN_EVEN_MIN and neutral >= MARGIN_PAPER_MIN
-            and not _part_of_grid(cand, grads))
+    return even >= even_min and neutral >= paper_min
 
 
 def _margin(quad: np.ndarray, grads: _Gradients) -> tuple[float, float]:
@@ -912,7 +922,9 @@ def _snap(quad: np.ndarray, grads: _Gradients, reach_frac: float = 0.05) -> _Fou
     base, normal = _side_frames(quad, n)
     reach = float(np.clip(reach_frac * sides.min(), 2.0, max(6.0, reach_frac * 120)))
     offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
-    pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
+    pts = np.empty((4, n, len(offsets), 2), np.float32)  # filled per axis: several times faster
+    for axis in (0, 1):
+        pts[..., axis] = base[:, :, None, axis] + offsets * normal[:, None, None, axis]
     across = grads.edge_across(pts.reshape(4 * n, -1, 2),
                                np.repeat(normal, n, axis=0)[:, None, :])
     best, strong = _nearest_peaks(across.reshape(4, n, -1), offsets)
@@ -940,9 +952,9 @@ def _nearest_peaks(across: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     is_peak = across >= EDGE_MIN  # (not above a neighbour off the ends: there is none)
     is_peak[..., 1:] &= across[..., 1:] >= across[..., :-1]
     is_peak[..., :-1] &= across[..., :-1] >= across[..., 1:]
-    distance = np.where(is_peak, np.abs(offsets)[None, None, :], np.inf)
-    best = distance.argmin(axis=2)
-    return best, np.isfinite(distance.min(axis=2))
+    nearest_first = np.argsort(np.abs(offsets), kind="stable")  # of two as near, the inner one
+    ranked = is_peak[..., nearest_first]
+    return nearest_first[ranked.argmax(axis=2)], np.asarray(ranked.any(axis=2))
 
 
 def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
