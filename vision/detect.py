@@ -43,6 +43,7 @@ How, in seven steps:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -407,17 +408,22 @@ def _lengthened(quad: np.ndarray, i: int, grads: _Gradients) -> list[np.ndarray]
                                     1.4 * length, width, grads)]
 
 
+_BEYOND_ENDS = np.concatenate([np.linspace(-0.25, -0.08, 6), np.linspace(1.08, 1.25, 6)]
+                              ).astype(np.float32)
+"""Where :func:`_runs_on` looks along a side's line, as fractions of the side (0: its start)."""
+_NEAR_LINE = np.arange(-1.5, 1.51, 0.5, dtype=np.float32)
+"""Offsets (px) across a side's line within which :func:`_runs_on` takes an edge as on it."""
+
+
 def _runs_on(quad: np.ndarray, grads: _Gradients) -> np.ndarray:
     """For each side (4) and each of its ends (before its first corner, past its second),
     whether a straight edge carries on there along the side's line."""
     b = quad[_NEXT]
     direction = (b - quad) / np.maximum(np.linalg.norm(b - quad, axis=1, keepdims=True), 1e-6)
     normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1).astype(np.float32)
-    ts = np.concatenate([np.linspace(-0.25, -0.08, 6), np.linspace(1.08, 1.25, 6)]).astype(
-        np.float32)
-    offsets = np.arange(-1.5, 1.51, 0.5, dtype=np.float32)
+    ts = _BEYOND_ENDS
     base = quad[:, None, :] + ts[None, :, None] * (b - quad)[:, None, :]
-    pts = base[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
+    pts = _stepped(base, _NEAR_LINE, normal[:, None, :])
     across = grads.edge_across(pts.reshape(4 * len(ts), -1, 2),
                                np.repeat(normal, len(ts), axis=0)[:, None, :])
     strong = (across.max(axis=1) >= EDGE_MIN).reshape(4, 2, -1)
@@ -511,15 +517,18 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
         lp = np.linalg.norm(prev, axis=1)
         ln = np.linalg.norm(nxt, axis=1)
         cos = (prev * nxt).sum(axis=1) / np.maximum(lp * ln, 1e-6)
-        for i in np.flatnonzero((np.minimum(lp, ln) >= 12) & (np.abs(cos) <= 0.45)):
+        at = np.flatnonzero((np.minimum(lp, ln) >= 12) & (np.abs(cos) <= 0.45))
+        if sure and len(at):  # the size of the well-outlined cards nearest to each corner
+            distances = ((centres[None, :, :] - poly[at][:, None, :]) ** 2).sum(axis=2)
+            near_sizes = sizes[np.argsort(distances, axis=1)[:, :3]].mean(axis=1).tolist()
+        for n, i in enumerate(at.tolist()):
             v = poly[i]
             if covered[min(h - 1, max(0, int(v[1]))), min(w - 1, max(0, int(v[0])))]:
                 continue
             la, lb = float(lp[i]), float(ln[i])
             ua, ub = prev[i] / la, nxt[i] / lb
-            if sure:  # the size of the well-outlined cards nearest to it
-                near = np.argsort(((centres - v) ** 2).sum(axis=1))[:3]
-                short, long = (float(side) for side in sizes[near].mean(axis=0))
+            if sure:
+                short, long = near_sizes[n]
             else:  # no card to go by: only a corner whose arms are a card's two sides
                 short, long = min(la, lb), max(la, lb)
                 if not CARD_ARMS[0] <= long / short <= CARD_ARMS[1] or short * long < min_area:
@@ -537,7 +546,6 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                 # Where the outline meets a neighbour's, one arm may run along the neighbour:
                 # the card then lies across that arm, on the side the neighbour does not cover.
                 for da, db in ((ua, ub), (ua, -ub), (-ua, ub)):
-                    at_corner = _Corner(v, da, db, sa, sb, short_arm)
                     centre = v + (sa * da + sb * db) / 2
                     if covered[min(h - 1, max(0, int(centre[1]))), min(w - 1, max(0, int(centre[0])))]:
                         continue
@@ -545,7 +553,8 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                         hull = cv2.convexHull(contour)
                     if cv2.pointPolygonTest(hull, (float(centre[0]), float(centre[1])), False) >= 0:
                         corners.append((abs(math.log(la / side_a)) + abs(math.log(lb / side_b))
-                                        + (da is not ua or db is not ub), at_corner))
+                                        + (da is not ua or db is not ub),
+                                        _Corner(v, da, db, sa, sb, short_arm)))
                         break  # a reflected arm only where the card's own side is covered
     if len(corners) > MAX_CORNER_TRIES:  # a checked or striped cloth: its best-shaped corners first
         corners.sort(key=lambda corner: corner[0])
@@ -774,7 +783,7 @@ def _margin_levels(quad: np.ndarray, grads: _Gradients, n: int = 16
     base, normal = _side_frames(quad, n, 0.1, 0.9)
     short = float(np.linalg.norm(quad - quad[_NEXT], axis=1).min())
     depths = np.linspace(1.0, max(2.5, 0.08 * short), 6, dtype=np.float32)
-    pts = base[:, :, None, :] - depths[None, None, :, None] * normal[:, None, None, :]
+    pts = _stepped(base, -depths, normal[:, None, :])
     mx = np.ascontiguousarray(pts[..., 0].reshape(4 * n, -1))
     my = np.ascontiguousarray(pts[..., 1].reshape(4 * n, -1))
     level = cv2.remap(grads.blurred, mx, my, cv2.INTER_LINEAR,
@@ -900,12 +909,20 @@ def _quad_of(contour: np.ndarray, min_area: float = 0.0) -> np.ndarray | None:
 # ---- 2. snapping sides onto straight edges -------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=128)
+def _fractions(n: int, t0: float, t1: float) -> np.ndarray:
+    """``np.linspace(t0, t1, n)`` in float32, made once (read-only): every snap asks for one."""
+    ts = np.linspace(t0, t1, n, dtype=np.float32)
+    ts.flags.writeable = False
+    return ts
+
+
 def _side_frames(quad: np.ndarray, n: int, t0: float = 0.12, t1: float = 0.88
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Sample points along each side (4, n, 2) and each side's outward normal (4, 2)."""
     a = quad
     b = quad[_NEXT]
-    ts = np.linspace(t0, t1, n, dtype=np.float32)
+    ts = _fractions(n, t0, t1)
     base = a[:, None, :] + ts[None, :, None] * (b - a)[:, None, :]
     direction = (b - a) / np.maximum(np.linalg.norm(b - a, axis=1, keepdims=True), 1e-6)
     normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1)  # outward when clockwise
@@ -922,9 +939,7 @@ def _snap(quad: np.ndarray, grads: _Gradients, reach_frac: float = 0.05) -> _Fou
     base, normal = _side_frames(quad, n)
     reach = float(np.clip(reach_frac * sides.min(), 2.0, max(6.0, reach_frac * 120)))
     offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
-    pts = np.empty((4, n, len(offsets), 2), np.float32)  # filled per axis: several times faster
-    for axis in (0, 1):
-        pts[..., axis] = base[:, :, None, axis] + offsets * normal[:, None, None, axis]
+    pts = _stepped(base, offsets, normal[:, None, :])
     across = grads.edge_across(pts.reshape(4 * n, -1, 2),
                                np.repeat(normal, n, axis=0)[:, None, :])
     best, strong = _nearest_peaks(across.reshape(4, n, -1), offsets)
@@ -944,6 +959,17 @@ def _snap(quad: np.ndarray, grads: _Gradients, reach_frac: float = 0.05) -> _Fou
     if np.abs(refined - quad).max() > 0.2 * sides.min() + 3:
         return None  # the refit wandered off: not a clean quadrilateral
     return _Found(refined, float(shares.mean()), _area(refined))
+
+
+def _stepped(base: np.ndarray, offsets: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """``base[..., None, :] + offsets[:, None] * normal[..., None, :]`` in float32: every base
+    point moved by each offset along its normal. Filled one coordinate at a time, which numpy
+    does several times faster than a broadcast over a last axis of two (the side searches
+    build thousands of these a frame)."""
+    out = np.empty((*base.shape[:-1], len(offsets), 2), np.float32)
+    for axis in (0, 1):
+        out[..., axis] = base[..., None, axis] + offsets * normal[..., None, axis]
+    return out
 
 
 def _nearest_peaks(across: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1124,6 +1150,10 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
     return out
 
 
+_ALONG_CUT = np.linspace(0.02, 0.98, 24, dtype=np.float32)
+"""Where :func:`_cut_on_edge` samples a cut line, as fractions of its length."""
+
+
 def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
     """Does a straight edge run all the way from a to b, as where two touching cards meet?
 
@@ -1131,15 +1161,14 @@ def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
     the meeting line of two cards runs from outline to outline, so the samples next to both
     ends must lie on the edge too.
     """
-    n = 24
-    ts = np.linspace(0.02, 0.98, n, dtype=np.float32)
+    ts = _ALONG_CUT
     length = float(np.linalg.norm(b - a))
     direction = (b - a) / max(length, 1e-6)
     normal = np.array([direction[1], -direction[0]], np.float32)
     reach = max(2.0, 0.05 * length)
     offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
     base = a[None, :] + ts[:, None] * (b - a)[None, :]
-    pts = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+    pts = _stepped(base, offsets, normal)
     across = grads.edge_across(pts, np.broadcast_to(normal, pts.shape)) >= EDGE_MIN
     # Allow the line to wander +-1 px (perspective), then find the offset most samples share.
     near = across.copy()
