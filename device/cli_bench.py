@@ -35,6 +35,9 @@ def _vision_options(p: argparse.ArgumentParser) -> None:
                    help="empty tables with clutter and hands, for false cards (default 100)")
     p.add_argument("--speed-frames", type=int, default=30,
                    help="tables with 12 cards to time on one core (default 30)")
+    p.add_argument("--capture-scenes", type=int, default=200,
+                   help="tables taken at 1920x1080 (the Pi camera's main stream), searched at 1280x720 "
+                        "with the cards cut from the full picture: labels only (default 200)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first scene (default 0)")
     p.add_argument("--no-memory", action="store_true",
                    help="skip measuring the peak memory of `ducktable identify`")
@@ -45,17 +48,18 @@ def _run_vision(args: argparse.Namespace) -> int:
     from ducktable.vision import bench
     from ducktable.vision.classify import CardClassifier, ModelError
 
-    for name in ("scenes", "empty", "speed_frames"):
+    for name in ("scenes", "empty", "speed_frames", "capture_scenes"):
         if getattr(args, name) < 0:
             raise UserError(f"--{name.replace('_', '-')} must not be negative")
-    if args.scenes == 0 and args.empty == 0 and args.speed_frames == 0:
-        raise UserError("nothing to measure: give --scenes, --empty or --speed-frames above 0")
+    if args.scenes == 0 and args.empty == 0 and args.speed_frames == 0 and args.capture_scenes == 0:
+        raise UserError("nothing to measure: give --scenes, --empty, --speed-frames or --capture-scenes above 0")
     try:
         classifier = CardClassifier.load(args.model, threads=1)
     except ModelError as exc:
         raise UserError(str(exc)) from None
     figures = bench.run(args.scenes, seed=args.seed, empty_frames=args.empty,
-                        speed_frames=args.speed_frames, classifier=classifier,
+                        speed_frames=args.speed_frames, capture_scenes=args.capture_scenes,
+                        classifier=classifier,
                         measure_memory=not args.no_memory,
                         progress=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
     print(bench.report(figures))

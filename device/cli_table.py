@@ -68,6 +68,10 @@ def register(subparsers: Any) -> None:
                    help="card games, truth/model modes: keep each game's camera reads here and reuse them next "
                         "time (inference changes then replay in seconds); delete DIR after changing the "
                         "renderer, detector or cover watch")
+    p.add_argument("--capture", metavar="WxH",
+                   help="card games, truth/model modes: take the pictures at this size (the same table, more "
+                        "pixels, e.g. 1920x1080 as the Pi camera's main stream), read at 1280x720 with the cards "
+                        "cut from the full picture, as `ducktable run` does")
     p.add_argument("--json", action="store_true", help="print one JSON line per game and a summary line")
     p.set_defaults(func=cmd_replay_video)
 
@@ -121,10 +125,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
     from ducktable.vision.calibrate import CalibrationError, calibrate_from_corners, calibrate_from_markers
     from ducktable.vision.layout import LayoutError
+    from ducktable.vision.reader import reading_view
 
-    frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if frame is None:
+    picture = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if picture is None:
         raise UserError(f"cannot read the picture {args.image}; give a JPEG or PNG taken by the table camera")
+    frame, _ = reading_view(picture)  # the size the camera reader works at
+    scale = frame.shape[1] / picture.shape[1]
     try:
         layout = table_layout(args.game, args.players)
         if args.corners:
@@ -134,7 +141,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 raise UserError("--corners must be eight numbers: x1,y1,x2,y2,x3,y3,x4,y4") from None
             if len(values) != 8:
                 raise UserError("--corners must be eight numbers: x1,y1,x2,y2,x3,y3,x4,y4")
-            cal = calibrate_from_corners(layout, [values[i:i + 2] for i in range(0, 8, 2)])
+            cal = calibrate_from_corners(layout, [[values[i] * scale, values[i + 1] * scale]
+                                                  for i in range(0, 8, 2)])
         else:
             cal = calibrate_from_markers(layout, frame)
     except (CalibrationError, LayoutError) as exc:
@@ -144,6 +152,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     how = (f"markers {list(cal.markers_used)}, mean error {cal.error_px:.2f} px" if cal.markers_used
            else "corners by hand")
     print(f"calibrated table {args.table!r} ({how}); saved {target}")
+    if scale < 1:
+        print(f"(the camera reader works on its pictures at {frame.shape[1]}x{frame.shape[0]}, as here; "
+              f"cards are still cut from the full {picture.shape[1]}x{picture.shape[0]})")
     if args.empty_table:
         from ducktable.vision.reader import empty_table_path
 
@@ -152,6 +163,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             raise UserError(f"could not write {empty}; check that the data folder is writable")
         print(f"kept the picture as the empty table ({empty}): hands and a moved camera are judged against it")
     return 0
+
+
+def _size(text: str) -> tuple[int, int]:
+    """``WxH`` (e.g. 1920x1080) as two whole numbers, or UserError."""
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--capture wants a size like 1920x1080, not {text!r}") from None
+    if not (320 <= width <= 8000 and 180 <= height <= 8000):
+        raise UserError(f"--capture {text}: give a camera picture size between 320x180 and 8000x8000")
+    return width, height
 
 
 def cmd_replay_video(args: argparse.Namespace) -> int:
@@ -165,8 +187,10 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
         raise UserError("--misread is a chance, between 0 and 1")
     if args.max_frames is not None and args.max_frames < 1:
         raise UserError("--max-frames must be at least 1")
-    if args.mode == "oracle" and (args.max_frames is not None or args.write_frames or args.snapshots):
-        raise UserError("--max-frames, --write-frames and --snapshots need --mode truth or model")
+    if args.mode == "oracle" and (args.max_frames is not None or args.write_frames or args.snapshots
+                                  or args.capture):
+        raise UserError("--max-frames, --write-frames, --snapshots and --capture need --mode truth or model")
+    capture = _size(args.capture) if args.capture else None
     try:
         game_replays.check(args.game, args.mode, args.players)
         if args.hold is not None and args.hold < game_replays.MIN_HOLD:
@@ -190,7 +214,7 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
         for run in game_replays.run_games(
                 args.game, args.mode, seeds, jobs=args.jobs, players=args.players, misread=args.misread,
                 hold=args.hold, max_frames=args.max_frames, frames_dir=args.write_frames,
-                snapshots_dir=args.snapshots):
+                snapshots_dir=args.snapshots, capture_size=capture):
             runs.append(run)
             print(json.dumps(run.line()) if args.json else game_replays.format_game(run), flush=True)
     except game_replays.ReplayUnavailable as exc:

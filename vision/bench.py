@@ -30,6 +30,10 @@ from ducktable.vision.pipeline import CardReader, Classifies
 from ducktable.vision.scene import TrueCard, render_scene
 
 MATCH_IOU = 0.7
+CAPTURE_SIZE = (1920, 1080)
+"""The Pi camera's main stream: the table reader searches it at 1280 x 720 and cuts the cards
+from the full picture (``ducktable.vision.reader.reading_view``); measured besides the issue's
+1280 x 720 tables."""
 EMPTY_SEED_OFFSET = 1_000_000
 SPEED_SEED_OFFSET = 2_000_000
 
@@ -49,6 +53,7 @@ class Tally:
     detections: int = 0
     labelled_right: int = 0
     labelled: int = 0
+    labelled_wrong: int = 0  # matched cards given another card's name (not "unknown")
     named_false: int = 0  # detections matching no card that the classifier still named
     misses: list[tuple[int, str]] = field(default_factory=list)  # (seed, label)
 
@@ -117,7 +122,9 @@ def pipeline_check(seeds: Sequence[int], reader: CardReader, **scene_options: An
         for qi, card in enumerate(seen):
             if qi in matched:
                 tally.labelled += 1
-                tally.labelled_right += card.label == scene.cards[matched[qi]].label
+                right = card.label == scene.cards[matched[qi]].label
+                tally.labelled_right += right
+                tally.labelled_wrong += not right and card in reading.cards
             elif card in reading.cards:
                 tally.named_false += 1
     return tally
@@ -183,13 +190,16 @@ def run(
     seed: int = 0,
     empty_frames: int = 100,
     speed_frames: int = 30,
+    capture_scenes: int = 200,
     classifier: Classifies | None = None,
     measure_memory: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Every figure: accuracy on ``scenes`` tables with 4-20 cards, false cards on
     ``empty_frames`` empty tables with clutter and hands, speed on ``speed_frames`` tables with
-    12 cards on one core, and the peak memory of ``ducktable identify``."""
+    12 cards on one core, the peak memory of ``ducktable identify``, and labels on
+    ``capture_scenes`` tables taken at :data:`CAPTURE_SIZE` (searched at 1280 x 720, the cards
+    cut from the full picture)."""
     cv2.setNumThreads(1)
     if classifier is None:
         from ducktable.vision.classify import CardClassifier
@@ -202,6 +212,9 @@ def run(
     say(f"reading {empty_frames} empty tables")
     empty = pipeline_check(range(seed + EMPTY_SEED_OFFSET, seed + EMPTY_SEED_OFFSET
                                  + empty_frames), reader, empty=True)
+    if capture_scenes:
+        say(f"reading {capture_scenes} tables taken at {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]}")
+    capture = pipeline_check(range(seed, seed + capture_scenes), reader, size=CAPTURE_SIZE)
     say(f"timing {speed_frames} tables with 12 cards")
     speed_scenes = [render_scene(seed + SPEED_SEED_OFFSET + i, n_cards=12)
                     for i in range(speed_frames)]
@@ -218,6 +231,9 @@ def run(
         if speed_scenes else 0.0,
         **timings(reader, [s.image for s in speed_scenes]),
         "misses": main.misses[:20],
+        "capture_scenes": capture.frames, "capture_recall": capture.recall,
+        "capture_accuracy": capture.accuracy, "capture_wrong": capture.labelled_wrong,
+        "capture_labelled": capture.labelled,
     }
     if measure_memory and speed_scenes:
         say("measuring the memory of ducktable identify")
@@ -242,6 +258,11 @@ def report(figures: dict[str, Any]) -> str:
             + mark("accuracy", f["accuracy"] >= 0.995),
             f"  named non-cards      {f['false_named']} in {f['scenes']} scenes",
         ]
+    if f.get("capture_scenes"):
+        lines.append(f"  at {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]}         label accuracy "
+                     f"{f['capture_accuracy']:.4f} of {f['capture_labelled']} matched cards, "
+                     f"{f['capture_wrong']} named wrong (recall {f['capture_recall']:.4f}; "
+                     f"{f['capture_scenes']} scenes searched at 1280x720, cards cut from the full picture)")
     if f["empty_frames"]:
         lines.append(f"  empty tables         {f['false_per_100_empty']:.2f} false cards per 100 frames "
                      f"({f['named_false_per_100_empty']:.2f} named)"

@@ -138,6 +138,7 @@ def detect_cards(
     max_aspect: float = _DEFAULTS.max_aspect,
     min_score: float = _DEFAULTS.min_score,
     max_side: int = _DEFAULTS.max_side,
+    detail: np.ndarray | None = None,
 ) -> list[Detection]:
     """Every card in ``frame`` (BGR, BGRA or grey uint8, any size), largest first.
 
@@ -145,20 +146,30 @@ def detect_cards(
     ``min_aspect``/``max_aspect`` bound long side over short side *as seen* (a tilted camera
     squashes or stretches cards, so the range is wide); ``min_score`` is the share of the
     outline that must lie on a clear edge; frames larger than ``max_side`` are searched at
-    reduced size (crops still come from the full frame).
+    reduced size (crops still come from the full frame). ``detail``: the same picture at a
+    higher resolution (the camera's full frame when ``frame`` is the view the table reader
+    works on): quads stay in ``frame``'s pixels, crops are cut from ``detail``, where a card's
+    index has more pixels.
     """
     settings = DetectorSettings(min_area_frac, max_area_frac, min_aspect, max_aspect,
                                 min_score, max_side)
     frame = _as_bgr(frame)
     h, w = frame.shape[:2]
+    source, to_source = frame, np.ones(2, np.float32)
+    if detail is not None:
+        source = _as_bgr(detail)
+        to_source = np.array([source.shape[1] / w, source.shape[0] / h], np.float32)
+        if abs(to_source[1] / to_source[0] - 1) > 0.05:
+            raise ValueError(f"the detail picture ({source.shape[1]}x{source.shape[0]}) is not the "
+                             f"frame ({w}x{h}) at another size: give the same view")
     factor = min(1.0, settings.max_side / max(h, w))
     work = frame if factor == 1.0 else cv2.resize(
         frame, (round(w * factor), round(h * factor)), interpolation=cv2.INTER_AREA)
     detections = []
     for found in _find_cards(work, settings):
         quad = _order_portrait(found.quad / factor)
-        detections.append(Detection(quad=quad, crop=crop_card(frame, quad), score=found.support,
-                                    area=float(abs(cv2.contourArea(quad)))))
+        detections.append(Detection(quad=quad, crop=crop_card(source, quad * to_source),
+                                    score=found.support, area=float(abs(cv2.contourArea(quad)))))
     detections.sort(key=lambda d: -d.area)
     return detections
 

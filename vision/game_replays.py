@@ -120,12 +120,15 @@ def check(game: str, mode: str, players: int | None) -> None:
 
 def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | None = None,
                 misread: float = 0.02, hold: int | None = None, max_frames: int | None = None,
-                frames_dir: str | None = None, snapshots_dir: str | None = None) -> GameReplay:
+                frames_dir: str | None = None, snapshots_dir: str | None = None,
+                capture_size: tuple[int, int] | None = None) -> GameReplay:
     """One bot game of ``game`` replayed in ``mode`` (see the module docstring). ``players``
     None: 3 for the card games, chosen by the seed for the board games. ``hold`` None: the
     game's own (:data:`DEFAULT_HOLD`). ``misread`` applies in oracle mode and to the board
     games' card piles. ``frames_dir`` keeps the rendered frames as JPEGs; ``snapshots_dir``
-    (DUCK only) keeps the camera's reads for the next run."""
+    (DUCK only) keeps the camera's reads for the next run. ``capture_size`` (card games'
+    truth and model modes) takes the pictures at that size and reads them as ``ducktable run``
+    does: at 1280 x 720, the cards cut from the full picture."""
     check(game, mode, players)
     held = DEFAULT_HOLD[game] if hold is None else hold
     if held < MIN_HOLD:
@@ -136,12 +139,14 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
                                 "bruce); the board games' reads are quick to take again")
     if frames_dir is not None and (game in ("ducky", "sitting") or mode == "oracle"):
         raise ReplayUnavailable("frames are written only by the card games' truth and model modes")
+    if capture_size is not None and (game in ("ducky", "sitting") or mode == "oracle"):
+        raise ReplayUnavailable("--capture works for the card games' (duck, grey, bruce) truth and model modes")
     start = time.perf_counter()
     if game in ("ducky", "sitting"):
         result = _board_game(game, seed, mode, players, misread, hold, max_frames)
     else:
         result = _card_game(game, seed, mode, 3 if players is None else players, misread, held,
-                            max_frames, frames_dir, snapshots_dir)
+                            max_frames, frames_dir, snapshots_dir, capture_size)
     result.seconds["game"] = time.perf_counter() - start
     if max_frames is not None and mode != "oracle":
         result.events_shown, result.pressed_shown = _shown(game, seed, result.players, hold, max_frames)
@@ -180,7 +185,8 @@ def _shown(game: str, seed: int, players: int, hold: int | None, frames: int) ->
 
 
 def _card_game(game: str, seed: int, mode: str, players: int, misread: float, hold: int,
-               max_frames: int | None, frames_dir: str | None, snapshots_dir: str | None) -> GameReplay:
+               max_frames: int | None, frames_dir: str | None, snapshots_dir: str | None,
+               capture_size: tuple[int, int] | None = None) -> GameReplay:
     from . import table_video, table_video_bruce, table_video_grey
 
     labels = "model" if mode == "model" else "truth"
@@ -189,14 +195,16 @@ def _card_game(game: str, seed: int, mode: str, players: int, misread: float, ho
             duck = table_video.oracle_replay(seed, players=players, misread=misread, hold=hold)
         else:
             duck = table_video.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
-                                             frames_dir=frames_dir, snapshots_dir=snapshots_dir, hold=hold)
+                                             frames_dir=frames_dir, snapshots_dir=snapshots_dir, hold=hold,
+                                             capture_size=capture_size)
         return _replay(game, mode, seed, players, duck, pressed=0, exact=duck.exact_scores, by_type=duck.by_type)
     module = table_video_grey if game == "grey" else table_video_bruce
     if mode == "oracle":
         script = module.oracle_replay(seed, players=players, misread=misread, hold=hold)
     else:
         script = module.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
-                                      frames_dir=frames_dir, hold=hold, snapshots_dir=snapshots_dir)
+                                      frames_dir=frames_dir, hold=hold, snapshots_dir=snapshots_dir,
+                                      capture_size=capture_size)
     return _replay(game, mode, seed, players, script, pressed=script.pressed, exact=script.exact_scores,
                    by_type={k: t.to_json() for k, t in script.by_type.items()})
 

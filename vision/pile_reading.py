@@ -87,10 +87,16 @@ class CardZones:
         skin = skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV))
         return {name for name, (ys, xs) in self._areas.items() if len(ys) and skin[ys, xs].mean() > COVER_SKIN}
 
-    def read(self, frame: np.ndarray) -> dict[str, Any]:
+    def read(self, frame: np.ndarray, detail: np.ndarray | None = None) -> dict[str, Any]:
+        """The zones' reads; ``detail`` as :meth:`FrameReader.read
+        <ducktable.vision.table_video.FrameReader.read>` has it (cards are cut from it)."""
         found = []
+        sx, sy = (1.0, 1.0) if detail is None else (detail.shape[1] / frame.shape[1],
+                                                      detail.shape[0] / frame.shape[0])
         for x0, y0, x1, y1 in self._boxes:  # only where the zones are: a fraction of the frame
-            for detection in detect_cards(frame[y0:y1, x0:x1],
+            window = None if detail is None else detail[round(y0 * sy):round(y1 * sy),
+                                                        round(x0 * sx):round(x1 * sx)]
+            for detection in detect_cards(frame[y0:y1, x0:x1], detail=window,
                                           min_area_frac=min(0.5, self._min_area / ((x1 - x0) * (y1 - y0)))):
                 found.append(replace(detection, quad=detection.quad + np.array([x0, y0], np.float32)))
         placed = []

@@ -53,6 +53,10 @@ DRIFT_EVERY = 30
 """Frames between two checks that the camera has not moved (two seconds at 15 fps)."""
 RECHECK_S = 2.0
 """How often a missing or changed calibration file is looked for again."""
+READ_SIDE = 1280
+"""The table reader works on the camera's picture scaled down to at most this many pixels
+across (its *view*: zones, hands, a moved camera, calibration), as the detector searches at
+this size; a larger picture is kept only to cut the cards from (see :func:`reading_view`)."""
 MIN_SIDE = 64
 FRAME_GAP_MS = 66
 """Timestamp step for frames that come without one (plain arrays)."""
@@ -90,6 +94,24 @@ def frame_image(frame: Any) -> tuple[np.ndarray | None, float | None, str]:
     if min(image.shape[:2]) < MIN_SIDE:
         return None, None, f"a picture of only {image.shape[1]}x{image.shape[0]} pixels"
     return np.ascontiguousarray(image), ts, ""
+
+
+def reading_view(picture: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The view the table reader works on, and the full picture when the camera gave more
+    pixels than that (None otherwise).
+
+    Why both: everything the reader measures (zones, hands, a moved camera, the calibration)
+    is judged at one size whatever the camera gives, while a card's crop gains from every
+    pixel the camera has: on the benchmark's tables, 1920 x 1080 pictures searched at
+    1280 x 720 name 99.1% of the cards found right, against 98.5% at 1280 x 720, and DUCK's
+    faint yellow digits go wrong 3 times instead of 21.
+    """
+    h, w = picture.shape[:2]
+    scale = READ_SIDE / max(h, w)
+    if scale >= 1.0:
+        return picture, None
+    view = cv2.resize(picture, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    return view, picture
 
 
 class CameraTableReader:
@@ -166,9 +188,10 @@ class CameraTableReader:
         self.pending = None
 
     # -- one frame -------------------------------------------------------------------------------
-    def _events(self, state: State, image: np.ndarray, stamp: float | None) -> list[Event]:
+    def _events(self, state: State, picture: np.ndarray, stamp: float | None) -> list[Event]:
         if not self._calibration_ready():
             return self._stop()
+        image, detail = reading_view(picture)
         assert self._saved is not None
         if self._empty is None:
             self._empty = image.copy()
@@ -177,9 +200,10 @@ class CameraTableReader:
                         "the first camera frame stands in for it", empty_table_path(self.layout_path))
         if self._empty.shape != image.shape:
             return self._stop(
-                f"the camera now gives {image.shape[1]}x{image.shape[0]} pictures but the table was "
-                f"calibrated at {self._empty.shape[1]}x{self._empty.shape[0]}; set the camera back or "
-                "run `ducktable calibrate` again")
+                f"the camera now gives {picture.shape[1]}x{picture.shape[0]} pictures (read at "
+                f"{image.shape[1]}x{image.shape[0]}) but the table was calibrated at "
+                f"{self._empty.shape[1]}x{self._empty.shape[0]}; set the camera back or run "
+                "`ducktable calibrate` again")
         if not self._camera_in_place(image):
             return self._stop()
         view = self._table_view(state)
@@ -187,7 +211,7 @@ class CameraTableReader:
             return self._stop()
         ts = self._timestamp(stamp)
         t0 = time.perf_counter()
-        snapshot = view.read(image, ts, self.frames)
+        snapshot = view.read(image, ts, self.frames, detail)
         t1 = time.perf_counter()
         follower = self._sync.follow(state, view.inferrer)
         # walking in an event settled by hand, the follower caught up with what the table did

@@ -158,6 +158,15 @@ class _View:
 
     size: tuple[int, int]
     homography: np.ndarray
+    table_size: tuple[int, int] | None = None
+    """The frame size the table's coordinates were laid out for (cards are sized by it) when
+    the picture is taken at another size (see :meth:`taken_at`); None: ``size``."""
+
+    def taken_at(self, size: tuple[int, int]) -> _View:
+        """The same view in a picture of ``size``: the same field of view, more (or fewer)
+        pixels, as a camera mode with more pixels sees the table."""
+        sx, sy = size[0] / self.size[0], size[1] / self.size[1]
+        return _View(size, np.diag([sx, sy, 1.0]) @ self.homography, self.table_size or self.size)
 
     @classmethod
     def random(cls, rng: np.random.Generator, size: tuple[int, int],
@@ -566,7 +575,7 @@ def _draw(view: _View, background: _Background, placements: list[Placement], edi
     w, h = view.size
     frame = background.surface.copy()
     footprint = np.zeros((h, w), np.uint8)
-    quads = [view.to_frame(card_quad(p, view.size)) for p in placements]
+    quads = [view.to_frame(card_quad(p, view.table_size or view.size)) for p in placements]
     for quad in quads:
         cv2.fillConvexPoly(footprint, quad.astype(np.int32), 255)
     occupied = cv2.dilate(footprint, np.ones((15, 15), np.uint8))

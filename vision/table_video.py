@@ -252,19 +252,24 @@ class TableRenderer:
     """
 
     def __init__(self, game: str, layout: TableLayout, background_seed: int, *, tilt_deg: float = 4.0,
-                 markers: bool = True, size: tuple[int, int] = (1280, 720)) -> None:
+                 markers: bool = True, size: tuple[int, int] = (1280, 720),
+                 capture_size: tuple[int, int] | None = None) -> None:
+        """``capture_size``: take the pictures at this size instead of ``size`` (the same table
+        and view, as a camera mode with more pixels sees it)."""
         from . import scene
 
         self.game = game
         self.layout = layout
         self.seed = background_seed
         self.tilt = tilt_deg
-        self.size = size
+        self.size = size if capture_size is None else capture_size
         self.markers = markers
         self._scene = scene
         # the first draws of compose_scene's background generator, in its order
         bg_rng = np.random.default_rng([background_seed, 0xB6])
         self._view = scene._View.random(bg_rng, size, tilt_deg=tilt_deg, keep_table=True)
+        if capture_size is not None:
+            self._view = self._view.taken_at(capture_size)
         self._background = scene._Background.random(bg_rng, self._view, clutter_items=0)
         self.homography: np.ndarray = np.asarray(self._view.homography, np.float64)
         self._cache: dict[Any, np.ndarray] = {}
@@ -464,11 +469,14 @@ class FrameReader:
         self.cover = CoverWatch(layout, empty_table)
         self.seconds = {"detect": 0.0, "classify": 0.0, "zones": 0.0}
 
-    def read(self, frame: np.ndarray, ts: int, index: int, truth: Shot | None = None) -> TableSnapshot:
+    def read(self, frame: np.ndarray, ts: int, index: int, truth: Shot | None = None, *,
+             detail: np.ndarray | None = None) -> TableSnapshot:
+        """``detail``: the camera's full-resolution picture when ``frame`` is its reading view
+        (cards are cut from it, see :func:`~ducktable.vision.detect.detect_cards`)."""
         from .detect import detect_cards
 
         t0 = time.perf_counter()
-        found = detect_cards(frame)
+        found = detect_cards(frame, detail=detail)
         t1 = time.perf_counter()
         if self.classify is not None:
             labels = self.classify([d.crop for d in found])
@@ -659,7 +667,8 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02, hold: i
 
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
-                  snapshots_dir: str | None = None, hold: int = 5) -> ReplayResult:
+                  snapshots_dir: str | None = None, hold: int = 5,
+                  capture_size: tuple[int, int] | None = None) -> ReplayResult:
     """One DUCK bot game rendered frame by frame and read back through the camera path.
 
     With ``snapshots_dir`` the camera's reads (one snapshot per frame, JSON lines) are kept
@@ -672,9 +681,10 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     if max_frames is not None:
         shots = shots[:max_frames]
     cache = None if snapshots_dir is None else reads_cache(
-        "duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels)
+        "duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
+        capture_size=capture_size)
     snapshots = CameraFrames("duck", shots, duck_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
-                             frames_dir=frames_dir, cache=cache)
+                             frames_dir=frames_dir, cache=cache, capture_size=capture_size)
     result = replay(game, zip(snapshots, shots, strict=True), seed=seed)
     result.seconds.update(snapshots.seconds)
     return result
@@ -699,6 +709,9 @@ class CameraFrames:
     max_frames: int | None = None
     frames_dir: str | None = None
     cache: Path | None = None
+    capture_size: tuple[int, int] | None = None
+    """Pictures taken at this size (the table as at 1280 x 720, more pixels), read as the camera
+    reader reads them: at 1280 x 720, the cards cut from the full picture."""
     seconds: dict[str, float] = field(default_factory=dict, init=False)
 
     def __iter__(self) -> Iterator[TableSnapshot]:
@@ -713,10 +726,12 @@ class CameraFrames:
 
     def _read(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
         from .calibrate import calibrate_from_markers
+        from .reader import reading_view
 
         game = self.game
-        renderer = TableRenderer(game, self.layout, background_seed=self.seed, tilt_deg=self.tilt_deg)
-        empty = renderer.empty_table()
+        renderer = TableRenderer(game, self.layout, background_seed=self.seed, tilt_deg=self.tilt_deg,
+                                 capture_size=self.capture_size)
+        empty, _ = reading_view(renderer.empty_table())
         calibrated = calibrate_from_markers(self.layout, empty).layout
         reader = FrameReader(calibrated, empty, game, model_classifier(game) if self.labels == "model" else None)
         if self.frames_dir is not None:
@@ -724,11 +739,12 @@ class CameraFrames:
         render_s = 0.0
         for index, shot in enumerate(shots):
             t0 = time.perf_counter()
-            image = renderer.frame(shot, index)
+            picture = renderer.frame(shot, index)
             render_s += time.perf_counter() - t0
             if self.frames_dir is not None:
-                cv2.imwrite(f"{self.frames_dir}/frame-{index:05d}.jpg", image)
-            yield reader.read(image, shot.ts, index, shot)
+                cv2.imwrite(f"{self.frames_dir}/frame-{index:05d}.jpg", picture)
+            image, detail = reading_view(picture)
+            yield reader.read(image, shot.ts, index, shot, detail=detail)
             self.seconds.update(reader.seconds, render=render_s)
 
 
@@ -748,13 +764,16 @@ def kept_or_read(cache: Path | None, count: int, read: Callable[[], Iterator[Tab
 
 
 def reads_cache(game: str, snapshots_dir: str, *, players: int, seed: int, hold: int, tilt_deg: float,
-                labels: str, options: Mapping[str, Any] | None = None) -> Path:
+                labels: str, options: Mapping[str, Any] | None = None,
+                capture_size: tuple[int, int] | None = None) -> Path:
     """Where one game's camera reads are kept: every input that changes them is in the name
     (the renderer, detector and cover watch are not: the folder is cleared after changing them);
     non-default game options by a checksum."""
     held = "" if hold == 5 else f"-hold{hold}"
     opts = f"-opts{zlib.crc32(json.dumps(options, sort_keys=True).encode()):08x}" if options else ""
-    return Path(snapshots_dir) / f"{game}-{players}p-seed{seed}{held}{opts}-tilt{tilt_deg:g}-{_reads_tag(labels)}.jsonl"
+    taken = "" if capture_size is None else f"-at{capture_size[0]}x{capture_size[1]}"
+    return Path(snapshots_dir) / (f"{game}-{players}p-seed{seed}{held}{opts}-tilt{tilt_deg:g}{taken}"
+                                  f"-{_reads_tag(labels)}.jsonl")
 
 
 def _reads_tag(labels: str) -> str:

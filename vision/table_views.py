@@ -34,7 +34,8 @@ class TableView:
     frame becomes a snapshot, and a fresh inferrer for it."""
 
     layout: TableLayout
-    read: Callable[[np.ndarray, int, int], TableSnapshot]
+    read: Callable[[np.ndarray, int, int, np.ndarray | None], TableSnapshot]
+    """(reading view, ts, frame index, full-resolution picture or None) -> snapshot."""
     inferrer: Callable[[], Inferrer]
 
 
@@ -107,9 +108,9 @@ def table_view(state: State, saved: TableLayout, empty: np.ndarray,
         piles = CardZones(layout, {z.name for z in layout.zones if z.name.startswith("seat")},
                           frame_size, classify(game), ducky_pile_card)
 
-        def read_ducky(image: np.ndarray, ts: int, index: int) -> TableSnapshot:
+        def read_ducky(image: np.ndarray, ts: int, index: int, detail: np.ndarray | None) -> TableSnapshot:
             zones = river.read(image)
-            zones.update(piles.read(image))
+            zones.update(piles.read(image, detail))
             return TableSnapshot(ts, zones, index)
 
         return TableView(layout, read_ducky, lambda: inferrer_for(game))
@@ -122,9 +123,9 @@ def table_view(state: State, saved: TableLayout, empty: np.ndarray,
         line = LineReader(LineBoard(), layout)
         played = CardZones(layout, {PLAYED_ZONE}, frame_size, classify(game), sitting_card)
 
-        def read_line(image: np.ndarray, ts: int, index: int) -> TableSnapshot:
+        def read_line(image: np.ndarray, ts: int, index: int, detail: np.ndarray | None) -> TableSnapshot:
             zones = line.read(image)
-            zones.update(played.read(image))
+            zones.update(played.read(image, detail))
             return TableSnapshot(ts, zones, index)
 
         return TableView(layout, read_line, lambda: inferrer_for(game))
@@ -132,7 +133,7 @@ def table_view(state: State, saved: TableLayout, empty: np.ndarray,
 
     cards = FrameReader(layout, empty, game, classify(game))
 
-    def read_cards(image: np.ndarray, ts: int, index: int) -> TableSnapshot:
-        return cards.read(image, ts, index)
+    def read_cards(image: np.ndarray, ts: int, index: int, detail: np.ndarray | None) -> TableSnapshot:
+        return cards.read(image, ts, index, detail=detail)
 
     return TableView(layout, read_cards, lambda: inferrer_for(game))

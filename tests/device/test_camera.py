@@ -89,6 +89,26 @@ def no_sleep(log: list[float]) -> Any:
     return log.append
 
 
+def test_picamera_main_stream_gives_the_reader_more_pixels_than_it_searches(fake_picamera2: Any) -> None:
+    """1920 x 1080 by default: the table reader searches a 1280 x 720 view of it and cuts the
+    cards from the full picture (vision/reader.py's reading_view)."""
+    with PiCameraSource() as cam:
+        frame = cam.read()
+    assert fake_picamera2.instances[0].config["main"] == {"size": (1920, 1080), "format": "RGB888"}
+    assert frame is not None and frame.image.shape == (1080, 1920, 3)
+
+
+def test_picamera_sizes_from_a_settings_file_are_lists_and_bad_ones_say_what_to_give(
+        fake_picamera2: Any) -> None:
+    with PiCameraSource(size=[64, 48], lores_size=[32, 24]) as cam:  # type: ignore[arg-type]
+        cam.read()
+    assert fake_picamera2.instances[0].config["main"]["size"] == (64, 48)
+    with pytest.raises(CameraError, match="two whole numbers"):
+        PiCameraSource(size="big")  # type: ignore[arg-type]
+    with pytest.raises(CameraError, match="positive"):
+        PiCameraSource(size=(0, 48))
+
+
 def test_picamera_configures_main_and_lores_and_returns_bgr(fake_picamera2: Any) -> None:
     with PiCameraSource(size=(64, 48), lores_size=(32, 24)) as cam:
         frame = cam.read()

@@ -43,11 +43,25 @@ def test_replay_video_for_people_shows_the_headline_and_every_event_type(capsys)
     (["--misread", "2"], "between 0 and 1"),
     (["--max-frames", "10"], "need --mode truth or model"),
     (["--game", "sitting", "--mode", "truth", "--snapshots", "x"], "card games"),
+    (["--capture", "1920x1080"], "need --mode truth or model"),
+    (["--game", "ducky", "--mode", "model", "--capture", "1920x1080"], "card games"),
+    (["--mode", "truth", "--capture", "big"], "like 1920x1080"),
+    (["--mode", "truth", "--capture", "10x10"], "between 320x180"),
 ])
 def test_replay_video_refuses_what_it_cannot_do_with_a_clear_message(argv, words, capsys):
     assert cli.main(["replay-video", *argv]) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+def test_replay_video_takes_the_pictures_at_the_camera_size_asked_and_reads_them_as_run_does(capsys):
+    """--capture 1920x1080: the same table with more pixels, read at 1280x720 with the cards cut
+    from the full picture; the first events come out right."""
+    argv = ["replay-video", "--game", "duck", "--mode", "truth", "--games", "1", "--seed", "1",
+            "--max-frames", "120", "--capture", "1920x1080", "--json"]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    game, _ = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert game["wrong_applied"] == 0 and game["camera_right"] >= 1
 
 
 @pytest.mark.parametrize("game, picture", [
@@ -100,3 +114,31 @@ def test_bench_replay_and_boards_print_their_figures(capsys):
     assert "Ducky Ducky river cells" in out and "Sitting Ducks positions" in out
     assert cli.main(["bench", "replay", "--oracle-games", "0", "--camera-games", "0"]) == 2
     assert "nothing to replay" in capsys.readouterr().err
+
+
+def test_calibrate_works_on_a_large_picture_at_the_size_the_camera_reader_reads(tmp_path, capsys):
+    """A 1920 x 1080 picture (the Pi camera's main stream) is calibrated at 1280 x 720, as the
+    reader works; the same view as the picture taken at 1280 x 720, and corners given by hand
+    are in the picture's own pixels."""
+    small = TableRenderer("grey", grey_layout(4), 3).empty_table()
+    photo = tmp_path / "big.png"
+    cv2.imwrite(str(photo), cv2.resize(small, (1920, 1080), interpolation=cv2.INTER_CUBIC))
+    argv = ["--data-dir", str(tmp_path), "calibrate", str(photo), "--game", "grey", "--players", "4",
+            "--empty-table"]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    assert "1280x720" in capsys.readouterr().out
+    kept = cv2.imread(str(tmp_path / "calibration" / "default-empty.png"))
+    assert kept is not None and kept.shape == (720, 1280, 3)
+    big = TableLayout.load(tmp_path / "calibration" / "default.json")
+    cv2.imwrite(str(tmp_path / "small.png"), small)
+    assert cli.main(["--data-dir", str(tmp_path), "calibrate", str(tmp_path / "small.png"), "--game", "grey",
+                     "--players", "4", "--table", "small"]) == 0
+    plain = TableLayout.load(tmp_path / "calibration" / "small.json")
+    assert big.homography is not None and plain.homography is not None
+    corner = big.to_frame([[0.0, 0.0]])[0]
+    assert abs(corner - plain.to_frame([[0.0, 0.0]])[0]).max() < 2.0
+    by_hand = ",".join(f"{v * 1.5:g}" for v in (100, 100, 1100, 100, 1100, 600, 100, 600))
+    assert cli.main(["--data-dir", str(tmp_path), "calibrate", str(photo), "--game", "grey", "--players", "4",
+                     "--table", "hand", "--corners", by_hand]) == 0
+    hand = TableLayout.load(tmp_path / "calibration" / "hand.json")
+    assert abs(hand.to_frame([[0.0, 0.0]])[0] - [100, 100]).max() < 0.5

@@ -174,12 +174,12 @@ def test_bench_vision_prints_every_figure(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setattr(classify.CardClassifier, "load",
                         classmethod(lambda cls, *a, **k: FakeClassifier()))
     status = cli.main(["--data-dir", str(tmp_path), "bench", "vision", "--scenes", "2",
-                       "--empty", "1", "--speed-frames", "1", "--no-memory"])
+                       "--empty", "1", "--speed-frames", "1", "--capture-scenes", "1", "--no-memory"])
     out = capsys.readouterr().out
     assert status == 0
     for figure in ("detection recall", "detection precision", "label accuracy",
                    "false cards per 100 frames", "detector only", "full read (12 cards)",
-                   "ms per card"):
+                   "ms per card", "at 1920x1080", "named wrong"):
         assert figure in out
 
 
@@ -187,6 +187,7 @@ def test_bench_vision_prints_every_figure(monkeypatch: pytest.MonkeyPatch, tmp_p
     ("--scenes", "detection recall", "full read (12 cards)"),
     ("--empty", "false cards per 100 frames", "detection recall"),
     ("--speed-frames", "full read (12 cards)", "false cards per 100 frames"),
+    ("--capture-scenes", "at 1920x1080", "detection recall"),
 ])
 def test_bench_vision_measures_only_the_parts_given_frames(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -197,7 +198,7 @@ def test_bench_vision_measures_only_the_parts_given_frames(
 
     monkeypatch.setattr(classify.CardClassifier, "load",
                         classmethod(lambda cls, *a, **k: FakeClassifier()))
-    argv = {"--scenes": "0", "--empty": "0", "--speed-frames": "0", part: "1"}
+    argv = {"--scenes": "0", "--empty": "0", "--speed-frames": "0", "--capture-scenes": "0", part: "1"}
     status = cli.main(["--data-dir", str(tmp_path), "bench", "vision", "--no-memory",
                        *[word for pair in argv.items() for word in pair]])
     out = capsys.readouterr().out

@@ -441,3 +441,19 @@ def test_contour_boxes_are_measured_as_opencv_measures_them() -> None:
     assert len(contours) > 100
     expected = np.array([cv2.boundingRect(c)[2:] for c in contours])
     assert (_box_sizes(contours) == expected).all()
+
+
+def test_cards_are_cut_from_a_detail_picture_of_the_same_view() -> None:
+    """The table reader searches a 1280 x 720 view of a larger camera picture: the quads stay
+    in the view's pixels, the crops come from the full picture (more pixels per index)."""
+    full = render_scene(3, size=(1920, 1080)).image
+    view = cv2.resize(full, (1280, 720), interpolation=cv2.INTER_AREA)
+    plain = detect_cards(view)
+    cut = detect_cards(view, detail=full)
+    assert len(plain) == len(cut) > 3
+    for p, c in zip(plain, cut, strict=True):
+        assert np.array_equal(p.quad, c.quad)
+        assert np.array_equal(c.crop, crop_card(full, c.quad * 1.5))
+        assert not np.array_equal(c.crop, p.crop)
+    with pytest.raises(ValueError, match="same view"):
+        detect_cards(view, detail=full[:, :1500])

@@ -26,6 +26,7 @@ from ducktable.vision.reader import (
     calibration_path,
     empty_table_path,
     make_table_reader,
+    reading_view,
 )
 from ducktable.vision.store_sync import event_key
 
@@ -131,6 +132,47 @@ def test_DUCK_A1_B1_camera_reads_the_first_true_events_of_a_rendered_game(tmp_pa
     assert all(same(a, t) for a, t in zip(applied, v.truth, strict=False))
     assert all(e.source == "camera" and e.ts is not None for e in applied)
     assert reader.problem is None and reader.skipped == 0
+
+
+def test_DUCK_a_camera_giving_more_pixels_is_read_at_the_calibrated_size_with_cards_cut_from_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Pi camera at 1920 x 1080 on a table calibrated at 1280 x 720: the reader works on the
+    view at 1280 x 720 (zones, hands, the moved-camera check) and the detector cuts the cards
+    from the full picture; the same true events come out."""
+    from ducktable.vision import detect
+
+    calibrate(tmp_path)
+    sizes: list[tuple[tuple[int, ...], tuple[int, ...] | None]] = []
+    search = detect.detect_cards
+
+    def spy(frame: np.ndarray, **options: object) -> list[detect.Detection]:
+        detail = options.get("detail")
+        sizes.append((frame.shape, None if detail is None else np.asarray(detail).shape))
+        return search(frame, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(detect, "detect_cards", spy)
+    v = video()
+    reader = new_reader(tmp_path)
+    store = Store()
+    applied = []
+    for index in range(v.first_frame_of_event(3) + 12):
+        big = cv2.resize(v.frame(index), (1920, 1080), interpolation=cv2.INTER_CUBIC)
+        for event in reader.events(store.state(), big):
+            assert store.submit(event)
+            applied.append(event)
+    assert [e.type for e in applied] == ["deal", "play", "draw"]
+    assert all(same(a, t) for a, t in zip(applied, v.truth, strict=False))
+    assert reader.problem is None and reader.skipped == 0
+    assert sizes and set(sizes) == {((720, 1280, 3), (1080, 1920, 3))}
+
+
+def test_reading_view_scales_a_large_picture_down_and_keeps_it_for_the_crops() -> None:
+    small = np.zeros((720, 1280, 3), np.uint8)
+    assert reading_view(small) == (small, None)
+    view, detail = reading_view(np.zeros((1080, 1920, 3), np.uint8))
+    assert view.shape == (720, 1280, 3) and detail is not None and detail.shape == (1080, 1920, 3)
+    view, detail = reading_view(np.zeros((2592, 4608), np.uint8))
+    assert view.shape == (720, 1280) and detail is not None
 
 
 def test_DUCK_follower_resyncs_to_an_event_entered_by_hand_and_does_not_apply_it_again(

@@ -93,3 +93,29 @@ def test_cli_markers_calibrate_and_oracle_replay(tmp_path, capsys):
     assert cli.main(["replay-video", "--games", "1", "--seed", "6", "--json"]) == 0
     out = capsys.readouterr()
     assert '"exact_scores": 1' in out.out and "cannot read the picture" in out.err
+
+
+def test_a_table_taken_at_more_pixels_is_the_same_table_and_reads_the_same_at_the_readers_size():
+    """``capture_size`` renders the same table and view at 1920 x 1080 (a camera mode with more
+    pixels): calibrated from its 1280 x 720 reading view, the zones land where the 1280 x 720
+    picture has them, and the cards come out half as large again in the full picture."""
+    from ducktable.vision.detect import detect_cards
+    from ducktable.vision.reader import reading_view
+
+    layout = duck_layout(3)
+    game = table_video.bot_game("duck", 1, 3)
+    shot = table_video.script_for(game, 1)[600]
+    small = table_video.TableRenderer("duck", layout, background_seed=1)
+    large = table_video.TableRenderer("duck", layout, background_seed=1, capture_size=(1920, 1080))
+    picture = large.frame(shot, 600)
+    assert picture.shape == (1080, 1920, 3) and small.frame(shot, 600).shape == (720, 1280, 3)
+    view, detail = reading_view(large.empty_table())
+    assert detail is not None and view.shape == (720, 1280, 3)
+    here = calibrate_from_markers(layout, view).layout
+    there = calibrate_from_markers(layout, small.empty_table()).layout
+    middle = [[layout.size[0] / 2, layout.size[1] / 2]]
+    assert np.abs(here.to_frame(middle) - there.to_frame(middle)).max() < 1.5
+    cards_small = sorted(float(np.linalg.norm(d.quad[1] - d.quad[0])) for d in detect_cards(small.frame(shot, 600)))
+    cards_large = sorted(float(np.linalg.norm(d.quad[1] - d.quad[0])) for d in detect_cards(picture, max_side=1920))
+    assert len(cards_small) == len(cards_large) > 0
+    assert all(abs(b / a - 1.5) < 0.1 for a, b in zip(cards_small, cards_large, strict=True))
