@@ -130,7 +130,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     picture = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if picture is None:
         raise UserError(f"cannot read the picture {args.image}; give a JPEG or PNG taken by the table camera")
-    frame, _ = reading_view(picture)  # the size the camera reader works at
+    # The camera reader works at this size: at most 1280 px across, but Ducky Ducky's board with
+    # the seats' piles beyond it needs every pixel of a wide view (vision/boards.py's PILES_FRAME).
+    frame = picture if args.game == "ducky" else reading_view(picture)[0]
     scale = frame.shape[1] / picture.shape[1]
     try:
         layout = table_layout(args.game, args.players)

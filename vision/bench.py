@@ -106,14 +106,21 @@ def detection_check(seeds: Sequence[int], **scene_options: Any) -> Tally:
     return tally
 
 
-def pipeline_check(seeds: Sequence[int], reader: CardReader, **scene_options: Any) -> Tally:
-    """Detector and classifier, against the truth: detection and labelling figures."""
+def pipeline_check(seeds: Sequence[int], reader: CardReader, *, as_run_reads: bool = False,
+                   **scene_options: Any) -> Tally:
+    """Detector and classifier, against the truth: detection and labelling figures.
+    ``as_run_reads``: each picture is searched in the table reader's view of it, the cards cut
+    from the full picture (:func:`ducktable.vision.reader.reading_view`)."""
+    from ducktable.vision.reader import reading_view
+
     tally = Tally()
     for seed in seeds:
         scene = render_scene(seed, **scene_options)
-        reading = reader.read(scene.image)
+        view, detail = reading_view(scene.image) if as_run_reads else (scene.image, None)
+        reading = reader.read(view, detail=detail)
         seen = reading.cards + reading.unknown
-        matched, missed = match(scene.cards, [c.quad for c in seen])
+        to_picture = scene.image.shape[1] / view.shape[1]
+        matched, missed = match(scene.cards, [c.quad * to_picture for c in seen])
         tally.frames += 1
         tally.cards += len(scene.cards)
         tally.detections += len(seen)
@@ -214,7 +221,8 @@ def run(
                                  + empty_frames), reader, empty=True)
     if capture_scenes:
         say(f"reading {capture_scenes} tables taken at {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]}")
-    capture = pipeline_check(range(seed, seed + capture_scenes), reader, size=CAPTURE_SIZE)
+    capture = pipeline_check(range(seed, seed + capture_scenes), reader, as_run_reads=True,
+                             size=CAPTURE_SIZE)
     say(f"timing {speed_frames} tables with 12 cards")
     speed_scenes = [render_scene(seed + SPEED_SEED_OFFSET + i, n_cards=12)
                     for i in range(speed_frames)]

@@ -69,9 +69,11 @@ class CardReader:
         self.classifier = classifier
         self.detect_options = detect_options
 
-    def read(self, frame: np.ndarray) -> Reading:
+    def read(self, frame: np.ndarray, *, detail: np.ndarray | None = None) -> Reading:
+        """The cards in ``frame``; with ``detail`` (the same picture with more pixels) their
+        crops are cut from it (see :func:`~ducktable.vision.detect.detect_cards`)."""
         start = time.perf_counter()
-        detections = detect_cards(frame, **self.detect_options)
+        detections = detect_cards(frame, detail=detail, **self.detect_options)
         found = time.perf_counter()
         results = list(self.classifier.classify([d.crop for d in detections])) if detections \
             else []

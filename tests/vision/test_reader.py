@@ -148,7 +148,7 @@ def test_DUCK_a_camera_giving_more_pixels_is_read_at_the_calibrated_size_with_ca
     def spy(frame: np.ndarray, **options: object) -> list[detect.Detection]:
         detail = options.get("detail")
         sizes.append((frame.shape, None if detail is None else np.asarray(detail).shape))
-        return search(frame, **options)  # type: ignore[arg-type]
+        return search(frame, **options)
 
     monkeypatch.setattr(detect, "detect_cards", spy)
     v = video()
@@ -173,6 +173,12 @@ def test_reading_view_scales_a_large_picture_down_and_keeps_it_for_the_crops() -
     assert view.shape == (720, 1280, 3) and detail is not None and detail.shape == (1080, 1920, 3)
     view, detail = reading_view(np.zeros((2592, 4608), np.uint8))
     assert view.shape == (720, 1280) and detail is not None
+    # at the size the table was calibrated at: whole when that is the picture's own size
+    big = np.zeros((1080, 1920, 3), np.uint8)
+    assert reading_view(big, (1920, 1080)) == (big, None)
+    view, detail = reading_view(big, (1280, 720))
+    assert view.shape == (720, 1280, 3) and detail is big
+    assert reading_view(big, (1280, 960))[1] is None  # another shape: left for the reader to report
 
 
 def test_DUCK_follower_resyncs_to_an_event_entered_by_hand_and_does_not_apply_it_again(

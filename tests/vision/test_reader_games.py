@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -443,3 +443,30 @@ def test_SIT_A1_an_action_card_on_the_played_pile_is_read_with_the_line(tmp_path
     table.assert_true(13)
     assert table.log[12].type == "no_time" and table.camera == list(range(len(table.log)))
     assert table.reader.problem is None and table.reader.skipped == 0
+
+
+def test_SIT_A1_a_camera_giving_more_pixels_reads_the_played_pile_from_its_full_picture(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same clip taken at 1920 x 1080 (the Pi camera's main stream) on the table calibrated
+    at 1280 x 720: the line and the pile's zones are read on the 1280 x 720 view, the pile's
+    cards cut from the full picture, and the same true events come out."""
+    from ducktable.vision import pile_reading
+
+    scales: set[float] = set()
+    search = pile_reading.detect_cards
+
+    def spy(window: np.ndarray, **options: Any) -> Any:
+        detail = options["detail"]
+        scales.add(round(detail.shape[1] / window.shape[1], 1))
+        return search(window, **options)
+
+    monkeypatch.setattr(pile_reading, "detect_cards", spy)
+    clip = sitting_clip()
+    large = replace(clip, draw=lambda i: cv2.resize(clip.draw(i), (1920, 1080), interpolation=cv2.INTER_CUBIC))
+    table = new_table(large, tmp_path)
+    for _ in table.run(range(clip.first_frame_of_event(13) + 12)):
+        pass
+    table.assert_true(13)
+    assert table.log[12].type == "no_time" and table.camera == list(range(len(table.log)))
+    assert table.reader.problem is None and table.reader.skipped == 0
+    assert scales == {1.5}
