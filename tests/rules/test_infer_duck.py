@@ -509,3 +509,26 @@ def test_DUCK_A4_something_unrecognised_in_the_next_reveal_area_starts_no_deck_d
     pending = table.follower.pending
     assert pending is not None and pending.event.data == {"source": "deck"}
     assert "could not be recognised" in pending.why
+
+
+def test_DUCK_A5_reveal_read_one_way_then_another_waits_for_a_person():
+    """A card of a revealed hand read as red-2 and then, as surely, as red-3 (rendered frames
+    at 1920 x 1080, DUCK seed 1: six reads of nine, at 0.94-0.99): the round is not scored on
+    either reading until a person says which."""
+    table = dealt()
+    table.state.seats[1].hand_count = 1
+    table.lay(s1_discard=["blue-4"])
+    assert table.state.phase == "reveal"
+    table.lay(s0_reveal=SEVENS, frames=1)
+    misread = [*ONES[:-1], "yellow-4"]
+    for k in range(9):
+        table.ts += 66
+        zones = {n: ZoneRead.of(v or []) for n, v in table.zones.items()}
+        zones[seat_zone(0, "reveal")] = ZoneRead.of(SEVENS, 0.99)
+        zones[seat_zone(2, "reveal")] = ZoneRead.of(ONES if k % 3 == 0 else misread, 0.97)
+        table.follower.feed(TableSnapshot(table.ts, zones))
+    pending = table.follower.pending
+    assert table.state.phase == "reveal" and pending is not None and pending.event.type == "reveal"
+    assert "which cards are they?" in pending.why
+    table.lay(s2_reveal=ONES, frames=6)  # laid again under a hand, read one way: scored
+    assert table.state.phase == "deal"
