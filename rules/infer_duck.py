@@ -387,9 +387,9 @@ class DuckInferrer(Inferrer):
             doubt = (f"the hand in {unsure[0]} was read with confidence {table.settled(unsure[0]).confidence:.2f}, "
                      f"below the {self.reveal_confidence:.2f} a scored reveal needs")
         for z in zones:  # ... and the same way since a hand was last over them
-            reads, rival = table.rival_since_hand(z)
             if doubt:
                 break
+            reads, rival = table.rival_since_hand(z)
             if rival >= max(2, REVEAL_RIVAL_SHARE * reads):
                 doubt = (f"{rival} of {reads} reads of the hand in {z} since a hand was over it named "
                          f"another card than {', '.join(table.labels(z))}: which cards are they?")
