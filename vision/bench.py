@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 from ducktable.vision.detect import detect_cards, quad_iou
 from ducktable.vision.pipeline import CardReader, Classifies
+from ducktable.vision.reader import reading_view
 from ducktable.vision.scene import TrueCard, render_scene
 
 MATCH_IOU = 0.7
@@ -111,8 +112,6 @@ def pipeline_check(seeds: Sequence[int], reader: CardReader, *, as_run_reads: bo
     """Detector and classifier, against the truth: detection and labelling figures.
     ``as_run_reads``: each picture is searched in the table reader's view of it, the cards cut
     from the full picture (:func:`ducktable.vision.reader.reading_view`)."""
-    from ducktable.vision.reader import reading_view
-
     tally = Tally()
     for seed in seeds:
         scene = render_scene(seed, **scene_options)

@@ -1161,10 +1161,6 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
     return out
 
 
-_ALONG_CUT = np.linspace(0.02, 0.98, 24, dtype=np.float32)
-"""Where :func:`_cut_on_edge` samples a cut line, as fractions of its length."""
-
-
 def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
     """Does a straight edge run all the way from a to b, as where two touching cards meet?
 
@@ -1172,7 +1168,7 @@ def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
     the meeting line of two cards runs from outline to outline, so the samples next to both
     ends must lie on the edge too.
     """
-    ts = _ALONG_CUT
+    ts = _fractions(24, 0.02, 0.98)
     length = float(np.linalg.norm(b - a))
     direction = (b - a) / max(length, 1e-6)
     normal = np.array([direction[1], -direction[0]], np.float32)

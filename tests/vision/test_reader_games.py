@@ -437,7 +437,12 @@ def test_SIT_A1_an_action_card_on_the_played_pile_is_read_with_the_line(tmp_path
     changes with no card laid waits for a person): the reader reads that pile beside the line,
     so the No Time that follows the shuffles, the reveal and the draws comes from the camera."""
     clip = sitting_clip()
-    table = new_table(clip, tmp_path)
+    _no_time_by_camera(clip, new_table(clip, tmp_path))
+
+
+def _no_time_by_camera(clip: Clip, table: Table) -> None:
+    """Reads the Sitting Ducks clip to 12 frames past its 13th event: the No Time after the
+    shuffles, the reveal and the draws, every event from the camera."""
     for _ in table.run(range(clip.first_frame_of_event(13) + 12)):
         pass
     table.assert_true(13)
@@ -463,10 +468,5 @@ def test_SIT_A1_a_camera_giving_more_pixels_reads_the_played_pile_from_its_full_
     monkeypatch.setattr(pile_reading, "detect_cards", spy)
     clip = sitting_clip()
     large = replace(clip, draw=lambda i: cv2.resize(clip.draw(i), (1920, 1080), interpolation=cv2.INTER_CUBIC))
-    table = new_table(large, tmp_path)
-    for _ in table.run(range(clip.first_frame_of_event(13) + 12)):
-        pass
-    table.assert_true(13)
-    assert table.log[12].type == "no_time" and table.camera == list(range(len(table.log)))
-    assert table.reader.problem is None and table.reader.skipped == 0
+    _no_time_by_camera(clip, new_table(large, tmp_path))
     assert scales == {1.5}
