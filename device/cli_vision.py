@@ -9,7 +9,7 @@ as one line saying what to fix, never a traceback.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ def cmd_identify(args: argparse.Namespace) -> int:
     image = read_image(image_path)
     prototypes = None if args.no_enrolled else paths.enrolled_decks_dir(args.data_dir)
     classifier = load_classifier(args.model, prototypes)
-    reader = CardReader(_GameFilter(classifier, args.games) if args.games else classifier)
+    reader = CardReader(classifier, games=args.games)
     reading = reader.read(image)
     out = Path(args.out) if args.out else image_path.with_name(
         f"{image_path.stem}-identified{image_path.suffix or '.png'}")
@@ -72,18 +72,6 @@ def cmd_identify(args: argparse.Namespace) -> int:
           f"{reading.total_ms:.0f} ms (detect {reading.detect_ms:.0f}, "
           f"classify {reading.classify_ms:.0f}); annotated copy: {out}")
     return 0
-
-
-class _GameFilter:
-    """The classifier restricted to some games (its ``games=`` option) behind ``classify``."""
-
-    def __init__(self, classifier: Any, games: Collection[str]) -> None:
-        self.classifier = classifier
-        self.games = set(games)
-
-    def classify(self, crops: Sequence[np.ndarray]) -> Sequence[Any]:
-        results: Sequence[Any] = self.classifier.classify(crops, games=self.games)
-        return results
 
 
 def read_image(path: Path) -> np.ndarray:

@@ -19,7 +19,7 @@ import random
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -49,7 +49,9 @@ from ducktable.rules.stability import StabilityTracker
 
 from . import render
 from .calibrate import calibrate_from_markers, marker_image
+from .detect import Detection
 from .layout import CARD_H, CARD_W, TABLE_SIZE, LayoutError, TableLayout, Zone, corner_markers
+from .table_views import Classify
 
 Labels = tuple[str, ...]
 BGR = tuple[int, int, int]
@@ -1615,9 +1617,9 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
                                         else LineReader(line, calibrated))
     shown: list[str | None] = [None]  # the true top card of the frame being read
 
-    def true_labels(crops: list[np.ndarray]) -> list[tuple[str, float]]:
+    def true_labels(detections: list[Detection]) -> list[tuple[str, float]]:
         top = shown[0]
-        return [(top, 0.95) if top is not None else (UNKNOWN, 0.1) for _ in crops]
+        return [(top, 0.95) if top is not None else (UNKNOWN, 0.1) for _ in detections]
 
     cards = _pile_reader(game.game, calibrated, size, true_labels, piles) if pile else None
     others = oracle_snapshots(shots, misread=misread, seed=seed)
@@ -1666,7 +1668,7 @@ def _pixel_layout(game: str, players: int, pile: bool) -> TableLayout:
 
 
 def _pile_reader(game: str, calibrated: TableLayout, frame_size: tuple[int, int],
-                 true_labels: Callable[[list[np.ndarray]], list[tuple[str, float]]], piles: str) -> Any:
+                 true_labels: Classify, piles: str) -> Any:
     """The camera reader's reader of the cards beside the board, naming them with the shipped
     classifier (``piles`` "model") or, for Sitting Ducks' played pile, with the true label of
     its top card ("truth")."""

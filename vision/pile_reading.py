@@ -105,7 +105,7 @@ class CardZones:
             zone = self.layout.zone_at(centre)
             if zone is not None:
                 placed.append((zone, (float(centre[0]), float(centre[1])), detection))
-        labels = self.classify([d.crop for _, _, d in placed]) if placed else []
+        labels = self.classify([d for _, _, d in placed]) if placed else []
         covered = self.covered(frame)
         reads: dict[str, list[tuple[tuple[int, float], tuple[Any, ...]]]] = {z.name: [] for z in self.layout.zones}
         for (zone, xy, detection), (qualified, confidence) in zip(placed, labels, strict=True):

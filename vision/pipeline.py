@@ -9,7 +9,7 @@ decks - so anything with a ``classify(crops)`` method will do.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,11 +17,88 @@ import numpy as np
 from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.detect import Detection, detect_cards
 
+SECOND_LOOKS = 4
+"""At most this many cards a frame get a second look (16 recuts, about 7 ms each on one core),
+so a table of cards from a deck the classifier does not know costs at most ~30 ms more."""
+STILL_PX = 3.0
+"""A card that moved less than this (frame pixels) between frames lies where it lay."""
+LOOK_EVERY = 5
+"""A card a second look could not name, lying still, is looked at again every this many frames
+(:class:`LookMemory`)."""
+
 
 class Classifies(Protocol):
-    """Anything that labels card crops; each result has ``label`` and ``confidence``."""
+    """Anything that labels card crops; each result has ``label`` and ``confidence``.
+
+    A classifier that also has ``classify_recuts`` (:class:`~.classify.CardClassifier`) gives
+    the cards it cannot name a second look (:func:`name_detections`)."""
 
     def classify(self, crops: Sequence[np.ndarray]) -> Sequence[Any]: ...
+
+
+class LookMemory:
+    """Where the previous frames of the same table had cards a second look could not name.
+
+    A card still lying there (centre within :data:`STILL_PX`, area within 5%) is looked at
+    again only every :data:`LOOK_EVERY` frames: a thing that stays unknown on the table costs a
+    fifth of a second look a frame, and a card that a hand or glare hid is still looked at
+    again soon. ``ducktable run`` and the replays keep one per game; single pictures need
+    none. A place is forgotten as soon as nothing lies there."""
+
+    def __init__(self) -> None:
+        self._places: list[tuple[np.ndarray, float, int]] = []  # centre, area, frames since
+
+    def skips(self, detection: Detection) -> bool:
+        age = self._age(detection)
+        return age is not None and age + 1 < LOOK_EVERY
+
+    def keep(self, looked: Sequence[Detection], skipped: Sequence[Detection]) -> None:
+        """This frame's fruitless second looks and the cards skipped for one."""
+        aged = [(d, self._age(d) or 0) for d in skipped]
+        self._places = [(d.quad.mean(axis=0), d.area, 0) for d in looked] + [
+            (d.quad.mean(axis=0), d.area, age + 1) for d, age in aged]
+
+    def _age(self, detection: Detection) -> int | None:
+        centre = detection.quad.mean(axis=0)
+        for place, area, age in self._places:
+            if (float(np.hypot(*(centre - place))) <= STILL_PX
+                    and abs(detection.area / max(area, 1e-9) - 1) <= 0.05):
+                return age
+        return None
+
+
+def name_detections(detections: Sequence[Detection], classifier: Classifies, *,
+                    games: Collection[str] | None = None, second_looks: int = SECOND_LOOKS,
+                    memory: LookMemory | None = None) -> list[Any]:
+    """The classifier's answer for every detection's crop (``games`` limits the decks, for a
+    classifier that takes it). The ``unknown`` ones closest to a known card, at most
+    ``second_looks`` and none ``memory`` skips, are looked at again along moved outlines
+    (``Detection.recuts``) and take the second look's answer when it names them."""
+    crops = [d.crop for d in detections]
+    if not crops:
+        return []
+    results = list(classifier.classify(crops) if games is None
+                   else classifier.classify(crops, games=games))  # type: ignore[call-arg]
+    if len(results) != len(detections):
+        raise ValueError(f"the classifier answered {len(results)} times for "
+                         f"{len(detections)} crops")
+    look_again = getattr(classifier, "classify_recuts", None)
+    if look_again is None or second_looks <= 0:
+        return results
+    unknown = [i for i, r in enumerate(results) if str(r.label) == UNKNOWN]
+    unknown.sort(key=lambda i: -float(getattr(results[i], "similarity", 0.0)))
+    skipped = [i for i in unknown if memory is not None and memory.skips(detections[i])]
+    fruitless = []
+    for i in [i for i in unknown if i not in skipped][:second_looks]:
+        recuts = detections[i].recuts()
+        second = look_again(recuts, games=games) if recuts else None
+        if second is None:
+            fruitless.append(i)
+        else:
+            results[i] = second
+    if memory is not None:
+        memory.keep([detections[i] for i in fruitless], [detections[i] for i in skipped])
+    return results
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,12 +138,15 @@ class Reading:
 class CardReader:
     """Detector + classifier, configured once and applied to many frames.
 
+    ``games`` limits the classifier to those games' decks (None: all it knows);
     ``detect_options`` go to :func:`ducktable.vision.detect.detect_cards` (e.g.
     ``min_area_frac`` for a camera far above the table).
     """
 
-    def __init__(self, classifier: Classifies, **detect_options: Any) -> None:
+    def __init__(self, classifier: Classifies, *, games: Collection[str] | None = None,
+                 **detect_options: Any) -> None:
         self.classifier = classifier
+        self.games = set(games) if games else None
         self.detect_options = detect_options
 
     def read(self, frame: np.ndarray, *, detail: np.ndarray | None = None) -> Reading:
@@ -75,12 +155,8 @@ class CardReader:
         start = time.perf_counter()
         detections = detect_cards(frame, detail=detail, **self.detect_options)
         found = time.perf_counter()
-        results = list(self.classifier.classify([d.crop for d in detections])) if detections \
-            else []
+        results = name_detections(detections, self.classifier, games=self.games)
         done = time.perf_counter()
-        if len(results) != len(detections):
-            raise ValueError(f"the classifier answered {len(results)} times for "
-                             f"{len(detections)} crops")
         cards: list[SeenCard] = []
         unknown: list[SeenCard] = []
         for detection, result in zip(detections, results, strict=True):

@@ -33,7 +33,9 @@ from ducktable.rules.core import Event, State
 from ducktable.rules.infer_base import Inference
 
 from .calibrate import DriftWatch
+from .detect import Detection
 from .layout import LayoutError, TableLayout
+from .pipeline import LookMemory, name_detections
 from .store_sync import StoreSync, match_key
 from .table_views import Classify, TableView, table_view
 
@@ -352,12 +354,13 @@ class CameraTableReader:
             except ModelError as exc:
                 raise LayoutError(f"the card classifier cannot be loaded ({exc})") from None
         classifier = self._classifier
+        memory = LookMemory()
 
-        def classify(crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        def classify(detections: list[Detection]) -> list[tuple[str, float]]:
             try:
-                results = classifier.classify(crops, games={game})
+                results = name_detections(detections, classifier, games={game}, memory=memory)
             except TypeError:  # a classifier without the ``games`` filter
-                results = classifier.classify(crops)
+                results = name_detections(detections, classifier, memory=memory)
             return [(str(r.label), float(r.confidence)) for r in results]
 
         return classify

@@ -40,7 +40,9 @@ from ducktable.rules.infer_duck import DuckInferrer
 from ducktable.rules.snapshot import HIDDEN, CardRead, TableSnapshot, ZoneRead, middle_zone, seat_zone
 from ducktable.rules.stability import StabilityTracker
 
+from .detect import Detection
 from .layout import CARD_SCALE, CoverWatch, SeenCard, TableLayout, duck_layout, zone_reads
+from .table_views import Classify
 
 FPS = 15
 FRAME_MS = 1000 / FPS
@@ -462,7 +464,7 @@ class FrameReader:
     """Frame -> TableSnapshot: detector, labels (classifier or truth), zones, covered zones."""
 
     def __init__(self, layout: TableLayout, empty_table: np.ndarray, game: str,
-                 classify: Callable[[list[np.ndarray]], list[tuple[str, float]]] | None = None) -> None:
+                 classify: Classify | None = None) -> None:
         self.layout = layout
         self.game = game
         self.classify = classify
@@ -479,7 +481,7 @@ class FrameReader:
         found = detect_cards(frame, detail=detail)
         t1 = time.perf_counter()
         if self.classify is not None:
-            labels = self.classify([d.crop for d in found])
+            labels = self.classify(found)
         else:
             assert truth is not None, "without a classifier the true shot gives the labels"
             labels = [self._true_label(d.quad, truth) for d in found]
@@ -509,12 +511,17 @@ class FrameReader:
         return (cards[k], 0.95) if dist[k] < 30 else (UNKNOWN, 0.1)
 
 
-def model_classifier(game: str) -> Callable[[list[np.ndarray]], list[tuple[str, float]]]:
-    """The shipped classifier, limited to ``game``'s deck, as a crops -> (label, conf) function."""
-    model = _shipped_model()
+def model_classifier(game: str) -> Classify:
+    """The shipped classifier, limited to ``game``'s deck, as a detections -> (label, conf)
+    function (with the second look of :func:`~.pipeline.name_detections`)."""
+    from .pipeline import LookMemory, name_detections
 
-    def run(crops: list[np.ndarray]) -> list[tuple[str, float]]:
-        return [(c.label, c.confidence) for c in model.classify(crops, games={game})]
+    model = _shipped_model()
+    memory = LookMemory()
+
+    def run(detections: list[Detection]) -> list[tuple[str, float]]:
+        return [(c.label, c.confidence)
+                for c in name_detections(detections, model, games={game}, memory=memory)]
 
     return run
 

@@ -20,12 +20,14 @@ from ducktable.rules.core import State
 from ducktable.rules.infer_base import Inferrer
 from ducktable.rules.snapshot import TableSnapshot
 
+from .detect import Detection
 from .layout import LayoutError, TableLayout
 
 BOARD_GAMES = ("ducky", "sitting")
 
-Classify = Callable[[list[np.ndarray]], list[tuple[str, float]]]
-"""Card crops -> (label, confidence) each: the classifier, limited to one game's decks."""
+Classify = Callable[[list[Detection]], list[tuple[str, float]]]
+"""Detected cards -> (label, confidence) each: the classifier, limited to one game's decks
+(:func:`~.pipeline.name_detections`, which looks again at a card it cannot name)."""
 
 
 @dataclass

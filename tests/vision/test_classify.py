@@ -271,3 +271,28 @@ def test_an_enrolled_label_is_scored_by_its_nearest_view(fake_model: Path) -> No
     [result] = clf.classify(crops(1))
     assert result.label == "mydeck/a"
     assert result.similarity == pytest.approx(1.0, abs=1e-5)
+
+
+# ---- the second look: recuts of one card -----------------------------------------------------
+def test_a_second_look_names_a_card_two_recuts_agree_on(fake_model: Path) -> None:
+    # class threshold 0.6, margin 0.04: 0.9 and 0.8 clear it, the unknown recut abstains
+    session = FakeSession([vec((0, 0.9), (4, 0.1)), vec((0, 0.8), (4, 0.4)), vec((4, 1.0))])
+    clf = CardClassifier.load(fake_model, session=session)
+    named = clf.classify_recuts(crops(3))
+    assert named is not None and named.label == "duck/yellow-1"
+    assert named.similarity == pytest.approx(0.9 / np.hypot(0.9, 0.1), abs=1e-5)
+    assert named.threshold == pytest.approx(0.6)
+
+
+def test_a_second_look_needs_two_clear_votes(fake_model: Path) -> None:
+    # the second recut is named (0.62 >= 0.6) but not clearly (under 0.6 + 0.04)
+    unclear = vec((0, 0.62), (4, 0.5), (1, 0.6))
+    clf = CardClassifier.load(fake_model, session=FakeSession([unclear, vec((0, 1.0)), unclear]))
+    assert clf.classify(crops(1))[0].label == "duck/yellow-1"
+    assert clf.classify_recuts(crops(2)) is None
+
+
+def test_a_recut_naming_another_card_vetoes_the_second_look(fake_model: Path) -> None:
+    session = FakeSession([vec((0, 1.0)), vec((0, 1.0)), vec((1, 1.0))])
+    clf = CardClassifier.load(fake_model, session=session)
+    assert clf.classify_recuts(crops(3)) is None
