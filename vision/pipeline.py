@@ -22,9 +22,9 @@ SECOND_LOOKS = 4
 so a table of cards from a deck the classifier does not know costs at most ~30 ms more."""
 STILL_PX = 3.0
 """A card that moved less than this (frame pixels) between frames lies where it lay."""
-LOOK_EVERY = 5
-"""A card a second look could not name, lying still, is looked at again every this many frames
-(:class:`LookMemory`)."""
+MISSES_TO_REST, LOOK_EVERY = 3, 5
+"""A card lying still whose last 3 second looks named nothing is looked at again only every
+5 frames (:class:`LookMemory`)."""
 
 
 class Classifies(Protocol):
@@ -39,32 +39,48 @@ class Classifies(Protocol):
 class LookMemory:
     """Where the previous frames of the same table had cards a second look could not name.
 
-    A card still lying there (centre within :data:`STILL_PX`, area within 5%) is looked at
-    again only every :data:`LOOK_EVERY` frames: a thing that stays unknown on the table costs a
-    fifth of a second look a frame, and a card that a hand or glare hid is still looked at
-    again soon. ``ducktable run`` and the replays keep one per game; single pictures need
-    none. A place is forgotten as soon as nothing lies there."""
+    A card still lying there (centre within :data:`STILL_PX`, area within 5%) whose last
+    :data:`MISSES_TO_REST` second looks named nothing is then looked at only every
+    :data:`LOOK_EVERY` frames: a thing that stays unknown on the table costs a fifth of a second
+    look a frame, while a card the second look names now and then (noise, a hand's shadow
+    passing) is looked at every frame. ``ducktable run`` and the replays keep one per game;
+    single pictures need none. A place is forgotten once nothing unknown lies there."""
 
     def __init__(self) -> None:
-        self._places: list[tuple[np.ndarray, float, int]] = []  # centre, area, frames since
+        self._places: list[_Place] = []
 
     def skips(self, detection: Detection) -> bool:
-        age = self._age(detection)
-        return age is not None and age + 1 < LOOK_EVERY
+        place = self._place(detection)
+        return (place is not None and place.misses >= MISSES_TO_REST
+                and place.since + 1 < LOOK_EVERY)
 
     def keep(self, looked: Sequence[Detection], skipped: Sequence[Detection]) -> None:
         """This frame's fruitless second looks and the cards skipped for one."""
-        aged = [(d, self._age(d) or 0) for d in skipped]
-        self._places = [(d.quad.mean(axis=0), d.area, 0) for d in looked] + [
-            (d.quad.mean(axis=0), d.area, age + 1) for d, age in aged]
+        places = []
+        for d in looked:
+            before = self._place(d)
+            places.append(_Place(d.quad.mean(axis=0), d.area, (before.misses if before else 0) + 1, 0))
+        for d in skipped:
+            before = self._place(d)
+            assert before is not None  # skipped because remembered
+            places.append(_Place(before.centre, before.area, before.misses, before.since + 1))
+        self._places = places
 
-    def _age(self, detection: Detection) -> int | None:
+    def _place(self, detection: Detection) -> _Place | None:
         centre = detection.quad.mean(axis=0)
-        for place, area, age in self._places:
-            if (float(np.hypot(*(centre - place))) <= STILL_PX
-                    and abs(detection.area / max(area, 1e-9) - 1) <= 0.05):
-                return age
+        for place in self._places:
+            if (float(np.hypot(*(centre - place.centre))) <= STILL_PX
+                    and abs(detection.area / max(place.area, 1e-9) - 1) <= 0.05):
+                return place
         return None
+
+
+@dataclass(frozen=True)
+class _Place:
+    centre: np.ndarray
+    area: float
+    misses: int  # second looks in a row that named nothing
+    since: int  # frames since the last one
 
 
 def name_detections(detections: Sequence[Detection], classifier: Classifies, *,

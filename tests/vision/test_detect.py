@@ -541,7 +541,7 @@ def test_second_looks_go_to_the_unknown_cards_closest_to_a_known_one() -> None:
 def test_a_card_no_second_look_could_name_is_looked_at_again_only_now_and_then() -> None:
     from types import SimpleNamespace
 
-    from ducktable.vision.pipeline import LOOK_EVERY, LookMemory, name_detections
+    from ducktable.vision.pipeline import LOOK_EVERY, MISSES_TO_REST, LookMemory, name_detections
 
     class Stumped:
         looks = 0
@@ -559,12 +559,15 @@ def test_a_card_no_second_look_could_name_is_looked_at_again_only_now_and_then()
                          picture=crop, picture_quad=quad)
 
     stumped, memory = Stumped(), LookMemory()
-    name_detections([detection(100), detection(300)], stumped, memory=memory)
-    assert stumped.looks == 2
+    for _ in range(MISSES_TO_REST):
+        name_detections([detection(100), detection(300)], stumped, memory=memory)
+    assert stumped.looks == 2 * MISSES_TO_REST
     for _ in range(LOOK_EVERY - 1):  # both still there: not looked at again for a while
         name_detections([detection(101), detection(300)], stumped, memory=memory)
-    assert stumped.looks == 2
+    assert stumped.looks == 2 * MISSES_TO_REST
     name_detections([detection(101), detection(320)], stumped, memory=memory)
-    assert stumped.looks == 4  # the still one's turn again, and the moved one is new
+    assert stumped.looks == 2 * MISSES_TO_REST + 2  # the still one's turn, and the moved one
+    name_detections([detection(101), detection(320)], stumped, memory=memory)
+    assert stumped.looks == 2 * MISSES_TO_REST + 3  # the moved one has missed once only
     name_detections([detection(101), detection(320)], stumped)  # no memory: every frame anew
-    assert stumped.looks == 6
+    assert stumped.looks == 2 * MISSES_TO_REST + 5
