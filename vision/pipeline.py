@@ -1,8 +1,9 @@
 """One frame in, the cards seen out: the detector, then the classifier, each timed.
 
 Why this module exists: ``ducktable identify``, the benchmark and the table reader all need the
-same two steps with the same bookkeeping (which crop came from where, how long each step took),
-and the classifier must stay swappable - a test double, the shipped model, a model with enrolled
+same two steps with the same bookkeeping (which crop came from where, how long each step took)
+and the same second look at cards the classifier could not name (:func:`name_detections`), and
+the classifier must stay swappable - a test double, the shipped model, a model with enrolled
 decks - so anything with a ``classify(crops)`` method will do.
 """
 
@@ -60,10 +61,10 @@ class LookMemory:
         for d in looked:
             before = self._place(d)
             places.append(_Place(d.quad.mean(axis=0), d.area, (before.misses if before else 0) + 1, 0))
-        for d in skipped:
+        for d in skipped:  # each is remembered: that is why it was skipped
             before = self._place(d)
-            assert before is not None  # skipped because remembered
-            places.append(_Place(before.centre, before.area, before.misses, before.since + 1))
+            if before is not None:
+                places.append(_Place(before.centre, before.area, before.misses, before.since + 1))
         self._places = places
 
     def _place(self, detection: Detection) -> _Place | None:

@@ -91,7 +91,13 @@ def run_and_kill(code: str, args: list[str], kill_after: int) -> list[int]:
                 pytest.fail(f"the writer stopped early: {child.stderr.read() if child.stderr else ''}")
             acknowledged.append(int(line))
         os.kill(child.pid, signal.SIGKILL)
-        rest, _ = child.communicate()
+        # read on from the same buffered file: ``communicate`` reads the pipe itself and would
+        # miss lines ``readline`` had already buffered (a busy machine: several at once)
+        rest = child.stdout.read()
+        child.wait()
+        child.stdout.close()
+        if child.stderr is not None:
+            child.stderr.close()
     finally:
         safety.cancel()
     assert child.returncode == -signal.SIGKILL
