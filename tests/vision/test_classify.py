@@ -296,3 +296,24 @@ def test_a_recut_naming_another_card_vetoes_the_second_look(fake_model: Path) ->
     session = FakeSession([vec((0, 1.0)), vec((0, 1.0)), vec((1, 1.0))])
     clf = CardClassifier.load(fake_model, session=session)
     assert clf.classify_recuts(crops(3)) is None
+
+
+def test_a_second_look_at_an_enrolled_card_clears_the_enrolled_threshold(fake_model: Path
+                                                                         ) -> None:
+    """Enrolled labels have their own threshold (0.7 here): a recut just over it names the
+    card on a first look but is no clear vote on a second."""
+    star = vec((0, 0.2), (1, 0.2), (2, 0.8), (4, 0.5))
+    star /= np.linalg.norm(star)
+    store = fake_model.parent / "enrolled"
+    write_deck_prototypes(store / "mydeck", Prototypes(("mydeck/star",), star[None]),
+                          {"model_sha256": "0" * 64})
+    side = vec((3, 1.0)) - star * star[3]
+    side /= np.linalg.norm(side)
+    barely = 0.72 * star + np.sqrt(1 - 0.72**2) * side  # similarity 0.72 to the star
+    clf = CardClassifier.load(fake_model, session=FakeSession([barely, star, barely, star, star]),
+                              prototypes_dir=store)
+    [first] = clf.classify(crops(1))
+    assert first.label == "mydeck/star" and first.threshold == pytest.approx(0.7)
+    assert clf.classify_recuts(crops(2)) is None  # one clear vote (the star), one unclear
+    named = clf.classify_recuts(crops(2))
+    assert named is not None and named.label == "mydeck/star"
