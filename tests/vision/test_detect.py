@@ -473,6 +473,8 @@ def test_moved_sides_move_one_side_in_or_out_by_a_share_of_the_card() -> None:
 
 
 def test_recuts_come_from_the_picture_the_crop_came_from() -> None:
+    from ducktable.vision.detect import RECUT_SHIFTS
+
     table = lay_card(plain_table((40, 40, 40)), render_card("duck", "towel"),
                      rotated_quad((320, 240), 110, 15.0))
     detail = cv2.resize(table, (1280, 960), interpolation=cv2.INTER_LINEAR)
@@ -481,10 +483,9 @@ def test_recuts_come_from_the_picture_the_crop_came_from() -> None:
     recuts = found.recuts()
     assert len(recuts) == 16 and all(r.shape == (*CROP_SIZE[::-1], 3) for r in recuts)
     # a side moved out takes in some of the dark cloth; moved in, only card
-    from ducktable.vision.detect import RECUT_SHIFTS
-
-    outward = [r.mean() for k, r in enumerate(recuts) if RECUT_SHIFTS[k % 4] > 0]
-    inward = [r.mean() for k, r in enumerate(recuts) if RECUT_SHIFTS[k % 4] < 0]
+    shifts = [RECUT_SHIFTS[k % len(RECUT_SHIFTS)] for k in range(len(recuts))]
+    outward = [r.mean() for r, shift in zip(recuts, shifts, strict=True) if shift > 0]
+    inward = [r.mean() for r, shift in zip(recuts, shifts, strict=True) if shift < 0]
     assert max(outward) < found.crop.mean() - 5 < min(inward)
     bare = Detection(quad=found.quad, crop=found.crop, score=1.0, area=found.area)
     assert bare.recuts() == []
@@ -515,7 +516,8 @@ def test_second_looks_go_to_the_unknown_cards_closest_to_a_known_one() -> None:
     from ducktable.vision.pipeline import name_detections
 
     class Doubtful:
-        looked_at: list[float] = []
+        def __init__(self) -> None:
+            self.looked_at: list[float] = []
 
         def classify(self, crops: list[np.ndarray]) -> list[object]:
             return [SimpleNamespace(label="unknown", confidence=0.5, similarity=c[0, 0, 0] / 255)
@@ -544,7 +546,8 @@ def test_a_card_no_second_look_could_name_is_looked_at_again_only_now_and_then()
     from ducktable.vision.pipeline import LOOK_EVERY, MISSES_TO_REST, LookMemory, name_detections
 
     class Stumped:
-        looks = 0
+        def __init__(self) -> None:
+            self.looks = 0
 
         def classify(self, crops: list[np.ndarray]) -> list[object]:
             return [SimpleNamespace(label="unknown", confidence=0.5) for _ in crops]
