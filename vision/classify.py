@@ -37,7 +37,7 @@ RECUT_VOTES = 2
 RECUT_MARGIN = 0.04
 """A second look names a card when this many recuts clear its threshold by this margin and no
 recut names another card. Measured with the shipped model on cards it could not name: bench
-scenes 0-499, 34 of 70 named, all right; the 52-card deck it does not know (300 scenes), none
+scenes 0-499, 38 of 70 named, all right; the 52-card deck it does not know (300 scenes), none
 named (at a margin of 0 or one vote, 14 were, which takes its rejection under 95%)."""
 
 

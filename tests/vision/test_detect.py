@@ -461,19 +461,21 @@ def test_cards_are_cut_from_a_detail_picture_of_the_same_view() -> None:
 
 # ---- the second look -------------------------------------------------------------------------
 def test_moved_sides_move_one_side_in_or_out_by_a_share_of_the_card() -> None:
-    from ducktable.vision.detect import RECUT_SHIFTS, moved_sides
+    from ducktable.vision.detect import RECUT_MOVES, moved_sides
 
     quad = np.array([[10, 20], [110, 20], [110, 170], [10, 170]], np.float32)  # 100 x 150
     outlines = moved_sides(quad)
-    assert len(outlines) == 4 * len(RECUT_SHIFTS)
-    top_out = outlines[RECUT_SHIFTS.index(0.08)]  # side 0 (top) moved out by 8% of 150
+    assert len(outlines) == len(RECUT_MOVES)
+    top_out = outlines[RECUT_MOVES.index((0, 0.08))]  # the top moved out by 8% of 150
     assert np.allclose(top_out, [[10, 8], [110, 8], [110, 170], [10, 170]])
-    right_in = outlines[len(RECUT_SHIFTS) + RECUT_SHIFTS.index(-0.16)]  # right side, in by 16
+    right_in = outlines[RECUT_MOVES.index((1, -0.16))]  # the right side in by 16% of 100
     assert np.allclose(right_in, [[10, 20], [94, 20], [94, 170], [10, 170]])
+    bottom_far = outlines[RECUT_MOVES.index((2, 0.33))]  # a card cut a third short
+    assert np.allclose(bottom_far, [[10, 20], [110, 20], [110, 219.5], [10, 219.5]])
 
 
 def test_recuts_come_from_the_picture_the_crop_came_from() -> None:
-    from ducktable.vision.detect import RECUT_SHIFTS
+    from ducktable.vision.detect import RECUT_MOVES
 
     table = lay_card(plain_table((40, 40, 40)), render_card("duck", "towel"),
                      rotated_quad((320, 240), 110, 15.0))
@@ -481,11 +483,11 @@ def test_recuts_come_from_the_picture_the_crop_came_from() -> None:
     [found] = detect_cards(table, detail=detail)
     assert found.picture is detail and np.allclose(found.picture_quad, found.quad * 2)
     recuts = found.recuts()
-    assert len(recuts) == 16 and all(r.shape == (*CROP_SIZE[::-1], 3) for r in recuts)
+    assert len(recuts) == len(RECUT_MOVES)
+    assert all(r.shape == (*CROP_SIZE[::-1], 3) for r in recuts)
     # a side moved out takes in some of the dark cloth; moved in, only card
-    shifts = [RECUT_SHIFTS[k % len(RECUT_SHIFTS)] for k in range(len(recuts))]
-    outward = [r.mean() for r, shift in zip(recuts, shifts, strict=True) if shift > 0]
-    inward = [r.mean() for r, shift in zip(recuts, shifts, strict=True) if shift < 0]
+    outward = [r.mean() for r, (_, shift) in zip(recuts, RECUT_MOVES, strict=True) if shift > 0]
+    inward = [r.mean() for r, (_, shift) in zip(recuts, RECUT_MOVES, strict=True) if shift < 0]
     assert max(outward) < found.crop.mean() - 5 < min(inward)
     bare = Detection(quad=found.quad, crop=found.crop, score=1.0, area=found.area)
     assert bare.recuts() == []
