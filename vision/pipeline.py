@@ -10,7 +10,7 @@ decks - so anything with a ``classify(crops)`` method will do.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -116,6 +116,23 @@ def name_detections(detections: Sequence[Detection], classifier: Classifies, *,
     if memory is not None:
         memory.keep([detections[i] for i in fruitless], [detections[i] for i in skipped])
     return results
+
+
+def game_namer(classifier: Classifies, game: str
+               ) -> Callable[[list[Detection]], list[tuple[str, float]]]:
+    """How a game's table reader names the cards of frame after frame: (label, confidence)
+    for each detection, limited to ``game``'s decks (a classifier without the ``games`` filter
+    is asked without it), with a :class:`LookMemory` of its own."""
+    memory = LookMemory()
+
+    def name(detections: list[Detection]) -> list[tuple[str, float]]:
+        try:
+            results = name_detections(detections, classifier, games={game}, memory=memory)
+        except TypeError:  # a classifier without the ``games`` filter
+            results = name_detections(detections, classifier, memory=memory)
+        return [(str(r.label), float(r.confidence)) for r in results]
+
+    return name
 
 
 @dataclass(frozen=True, eq=False)

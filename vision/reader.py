@@ -33,9 +33,8 @@ from ducktable.rules.core import Event, State
 from ducktable.rules.infer_base import Inference
 
 from .calibrate import DriftWatch
-from .detect import Detection
 from .layout import LayoutError, TableLayout
-from .pipeline import LookMemory, name_detections
+from .pipeline import game_namer
 from .store_sync import StoreSync, match_key
 from .table_views import Classify, TableView, table_view
 
@@ -107,8 +106,8 @@ def reading_view(picture: np.ndarray, size: tuple[int, int] | None = None
     Why both: everything the reader measures (zones, hands, a moved camera, the calibration)
     is judged at one size whatever the camera gives, while a card's crop gains from every
     pixel the camera has: on the benchmark's tables, 1920 x 1080 pictures searched at
-    1280 x 720 name 99.0% of the cards found right, against 98.5% at 1280 x 720, and DUCK's
-    faint yellow digits go wrong 3 times instead of 21. Down to half size the view is scaled
+    1280 x 720 name 99.59% of the cards found right, against 99.12% at 1280 x 720, and DUCK's
+    faint yellow digits go wrong 3 times instead of 21 (docs/benchmarks.md). Down to half size the view is scaled
     bilinearly: 1.6 ms for a 1920 x 1080 picture on one core here against 10 ms by pixel area,
     and on those tables the detector finds as many cards in it; further down, by area (bilinear
     would skip pixels).
@@ -353,17 +352,7 @@ class CameraTableReader:
                 self._classifier = CardClassifier.load(self.model, prototypes_dir=decks, threads=1)
             except ModelError as exc:
                 raise LayoutError(f"the card classifier cannot be loaded ({exc})") from None
-        classifier = self._classifier
-        memory = LookMemory()
-
-        def classify(detections: list[Detection]) -> list[tuple[str, float]]:
-            try:
-                results = name_detections(detections, classifier, games={game}, memory=memory)
-            except TypeError:  # a classifier without the ``games`` filter
-                results = name_detections(detections, classifier, memory=memory)
-            return [(str(r.label), float(r.confidence)) for r in results]
-
-        return classify
+        return game_namer(self._classifier, game)
 
 
 def make_table_reader(camera: Any, data_dir: str | Path, *, classifier: Any = None) -> CameraTableReader:

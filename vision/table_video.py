@@ -40,7 +40,6 @@ from ducktable.rules.infer_duck import DuckInferrer
 from ducktable.rules.snapshot import HIDDEN, CardRead, TableSnapshot, ZoneRead, middle_zone, seat_zone
 from ducktable.rules.stability import StabilityTracker
 
-from .detect import Detection
 from .layout import CARD_SCALE, CoverWatch, SeenCard, TableLayout, duck_layout, zone_reads
 from .table_views import Classify
 
@@ -514,16 +513,9 @@ class FrameReader:
 def model_classifier(game: str) -> Classify:
     """The shipped classifier, limited to ``game``'s deck, as a detections -> (label, conf)
     function (with the second look of :func:`~.pipeline.name_detections`)."""
-    from .pipeline import LookMemory, name_detections
+    from .pipeline import game_namer
 
-    model = _shipped_model()
-    memory = LookMemory()
-
-    def run(detections: list[Detection]) -> list[tuple[str, float]]:
-        return [(c.label, c.confidence)
-                for c in name_detections(detections, model, games={game}, memory=memory)]
-
-    return run
+    return game_namer(_shipped_model(), game)
 
 
 @functools.lru_cache(maxsize=1)
