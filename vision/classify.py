@@ -67,7 +67,8 @@ class Classification:
     for a card or back, its softmax probability among the candidate labels; for ``unknown``, one
     minus the best similarity to anything known. ``seconds`` is this crop's share of the batch.
     ``similarity``: the crop's cosine similarity to the label (to the closest card for
-    ``unknown``); ``threshold``: what the label had to reach.
+    ``unknown``); ``threshold``: what the label had to reach. ``recut``: for the answer of
+    :meth:`CardClassifier.classify_recuts`, which recut gave it (-1: a crop's own answer).
     """
 
     label: str
@@ -76,6 +77,7 @@ class Classification:
     seconds: float = field(compare=False, default=0.0)
     similarity: float = field(compare=False, default=0.0)
     threshold: float = field(compare=False, default=0.0)
+    recut: int = field(compare=False, default=-1)
 
 
 class Session(Protocol):
@@ -283,14 +285,15 @@ class CardClassifier:
         outlines (:meth:`ducktable.vision.detect.Detection.recuts`): the card is named when at
         least :data:`RECUT_VOTES` cuts name it clearly (:data:`RECUT_MARGIN` above its
         threshold) and no cut names another card; otherwise None (still unknown)."""
-        named = [r for r in self.classify(recuts, games=games) if r.label != UNKNOWN]
-        if not named or len({r.label for r in named}) > 1:
+        named = [(i, r) for i, r in enumerate(self.classify(recuts, games=games))
+                 if r.label != UNKNOWN]
+        if not named or len({r.label for _, r in named}) > 1:
             return None
-        clear = [r for r in named if r.similarity >= r.threshold + RECUT_MARGIN]
+        clear = [(i, r) for i, r in named if r.similarity >= r.threshold + RECUT_MARGIN]
         if len(clear) < RECUT_VOTES:
             return None
-        best = max(clear, key=lambda r: r.similarity)
-        return replace(best, confidence=min(r.confidence for r in clear))
+        index, best = max(clear, key=lambda item: item[1].similarity)
+        return replace(best, confidence=min(r.confidence for _, r in clear), recut=index)
 
     # helpers
     def _candidates(self, emb: np.ndarray, scores: np.ndarray, games: Collection[str] | None

@@ -16,11 +16,17 @@ from typing import Any, Protocol
 
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
-from ducktable.vision.detect import Detection, detect_cards
+from ducktable.vision.detect import Detection, detect_cards, quad_iou, sides_of
 
 SECOND_LOOKS = 4
-"""At most this many cards a frame get a second look (16 recuts, about 7 ms each on one core),
-so a table of cards from a deck the classifier does not know costs at most ~30 ms more."""
+"""At most this many cards a frame get a second look: 20 recuts (about 10 ms a card on one core
+here), then, beside named cards, 24 cuts at their size (12 ms). A table of cards from a deck the
+classifier does not know costs at most ~90 ms more a frame, until :class:`LookMemory` rests
+them (then about a fifth of that)."""
+NEIGHBOURS = 3
+"""A look at a card's size takes the size of this many named cards nearest it."""
+SAME_CARD_IOU = 0.5
+"""An outline overlapping a named card's this much (intersection over union) is that card."""
 STILL_PX = 3.0
 """A card that moved less than this (frame pixels) between frames lies where it lay."""
 MISSES_TO_REST, LOOK_EVERY = 3, 5
@@ -84,13 +90,15 @@ class _Place:
     since: int  # frames since the last one
 
 
-def name_detections(detections: Sequence[Detection], classifier: Classifies, *,
+def name_detections(detections: list[Detection], classifier: Classifies, *,
                     games: Collection[str] | None = None, second_looks: int = SECOND_LOOKS,
                     memory: LookMemory | None = None) -> list[Any]:
     """The classifier's answer for every detection's crop (``games`` limits the decks, for a
     classifier that takes it). The ``unknown`` ones closest to a known card, at most
-    ``second_looks`` and none ``memory`` skips, are looked at again along moved outlines
-    (``Detection.recuts``) and take the second look's answer when it names them."""
+    ``second_looks`` and none ``memory`` skips, are looked at again: along moved outlines
+    (``Detection.recuts``), then, where that names nothing, at the size of the named cards
+    nearest them (:func:`look_at_size`). A card named the second way replaces its detection in
+    ``detections`` (its outline was wrong; the new one is the card's)."""
     crops = [d.crop for d in detections]
     if not crops:
         return []
@@ -110,12 +118,46 @@ def name_detections(detections: Sequence[Detection], classifier: Classifies, *,
         recuts = detections[i].recuts()
         second = look_again(recuts, games=games) if recuts else None
         if second is None:
+            found = look_at_size(i, detections, results, look_again, games)
+            if found is not None:
+                second, detections[i] = found
+        if second is None:
             fruitless.append(i)
         else:
             results[i] = second
     if memory is not None:
         memory.keep([detections[i] for i in fruitless], [detections[i] for i in skipped])
     return results
+
+
+def look_at_size(index: int, detections: Sequence[Detection], results: Sequence[Any],
+                 look_again: Callable[..., Any], games: Collection[str] | None = None
+                 ) -> tuple[Any, Detection] | None:
+    """Detection ``index`` cut again at the size of the (up to 3) named cards nearest it, laid
+    at each of its corners (``Detection.laid_at_size``), and what that names with the outline
+    that named it; None when nothing is named, no card is named near it, or the outline found
+    is a named card's own (a sliver of a card already read is no second card)."""
+    here = detections[index]
+    if here.picture_quad is None:
+        return None
+    named = [d for d, r in zip(detections, results, strict=True)
+             if str(r.label) != UNKNOWN and d.picture_quad is not None]
+    if not named:
+        return None
+    centre = here.picture_quad.mean(axis=0)
+    named.sort(key=lambda d: float(np.hypot(*(d.picture_quad.mean(axis=0) - centre))))
+    size = np.mean([sides_of(d.picture_quad) for d in named[:NEIGHBOURS]], axis=0)
+    laid = here.laid_at_size((float(size[0]), float(size[1])))
+    answer = look_again([d.crop for d in laid], games=games) if laid else None
+    if answer is None:
+        return None
+    which = getattr(answer, "recut", -1)
+    if not 0 <= which < len(laid):
+        return None
+    outline = laid[which]
+    if any(quad_iou(outline.quad, d.quad) >= SAME_CARD_IOU for d in named):
+        return None
+    return answer, outline
 
 
 def game_namer(classifier: Classifies, game: str

@@ -282,6 +282,7 @@ def test_a_second_look_names_a_card_two_recuts_agree_on(fake_model: Path) -> Non
     assert named is not None and named.label == "duck/yellow-1"
     assert named.similarity == pytest.approx(0.9 / np.hypot(0.9, 0.1), abs=1e-5)
     assert named.threshold == pytest.approx(0.6)
+    assert named.recut == 0  # the clearer of the two votes
 
 
 def test_a_second_look_needs_two_clear_votes(fake_model: Path) -> None:

@@ -25,8 +25,8 @@ SEED = 31337  # not a seed the model card's benchmark uses
 REFERENCE_MIN = 0.99
 REJECTION_MIN = 0.95
 ENROLLED_MIN = 0.95
-# 60 rendered tables from this seed: 710 of 715 cards found, 708 named right with the second
-# look (706 without), none wrong.
+# 60 rendered tables from this seed: 710 of 715 cards found, all 710 named right with both
+# second looks (708 with the side moves only, 706 with neither), none wrong.
 SCENES = 60
 SCENE_MIN = 0.99
 
