@@ -106,7 +106,7 @@ def reading_view(picture: np.ndarray, size: tuple[int, int] | None = None
     Why both: everything the reader measures (zones, hands, a moved camera, the calibration)
     is judged at one size whatever the camera gives, while a card's crop gains from every
     pixel the camera has: on the benchmark's tables, 1920 x 1080 pictures searched at
-    1280 x 720 name 99.59% of the cards found right, against 99.12% at 1280 x 720, and DUCK's
+    1280 x 720 name 99.87% of the cards found right, against 99.50% at 1280 x 720, and DUCK's
     faint yellow digits go wrong 3 times instead of 21 (docs/benchmarks.md). Down to half size the view is scaled
     bilinearly: 1.6 ms for a 1920 x 1080 picture on one core here against 10 ms by pixel area,
     and on those tables the detector finds as many cards in it; further down, by area (bilinear
