@@ -228,6 +228,7 @@ def run(
     figures: dict[str, Any] = {
         "scenes": main.frames, "cards": main.cards, "detections": main.detections,
         "recall": main.recall, "precision": main.precision, "accuracy": main.accuracy,
+        "labelled": main.labelled, "labelled_right": main.labelled_right,
         "false_named": main.named_false,
         "empty_frames": empty.frames, "false_per_100_empty": 100 * empty.false / empty.frames
         if empty.frames else 0.0,
@@ -262,6 +263,7 @@ def report(figures: dict[str, Any]) -> str:
             f"  detection precision  {f['precision']:.4f}"
             + mark("precision", f["precision"] >= 0.995),
             f"  label accuracy       {f['accuracy']:.4f} of matched cards"
+            + (f" ({f['labelled_right']} of {f['labelled']})" if "labelled" in f else "")
             + mark("accuracy", f["accuracy"] >= 0.995),
             f"  named non-cards      {f['false_named']} in {f['scenes']} scenes",
         ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -181,6 +182,8 @@ def test_bench_vision_prints_every_figure(monkeypatch: pytest.MonkeyPatch, tmp_p
                    "false cards per 100 frames", "detector only", "full read (12 cards)",
                    "ms per card", "at 1920x1080", "named wrong"):
         assert figure in out
+    # the counts behind the share: 99.50% may be no card to spare
+    assert re.search(r"label accuracy +[01]\.\d{4} of matched cards \(\d+ of \d+\)", out)
 
 
 @pytest.mark.parametrize(("part", "shown", "left_out"), [
