@@ -147,6 +147,8 @@ def look_at_size(index: int, detections: Sequence[Detection], results: Sequence[
     centre = here.picture_quad.mean(axis=0)
     named.sort(key=lambda d: float(np.hypot(*(d.picture_quad.mean(axis=0) - centre))))
     size = np.mean([sides_of(d.picture_quad) for d in named[:NEIGHBOURS]], axis=0)
+    if float(size.min()) < 8:  # no card is that small: nothing to cut
+        return None
     laid = here.laid_at_size((float(size[0]), float(size[1])))
     answer = look_again([d.crop for d in laid], games=games) if laid else None
     if answer is None:

@@ -593,6 +593,10 @@ def test_a_look_at_size_that_finds_a_named_card_again_names_nothing() -> None:
     assert [r.label for r in name_detections(detections, Sure())] == [
         "duck/towel", "duck/blue-3"]
     assert np.allclose(detections[1].quad, laid_at_corners(apart.quad, (60, 90))[0])
+    point = np.full((4, 2), 5, np.float32)  # a named "card" of no size gives no size to cut at
+    dot = Detection(quad=point, crop=card.crop, score=1.0, area=0.0, picture=card.picture,
+                    picture_quad=point)
+    assert [r.label for r in name_detections([dot, apart], Sure())] == ["duck/towel", "unknown"]
 
 
 def test_a_card_the_classifier_cannot_name_is_named_on_a_second_look() -> None:
