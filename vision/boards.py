@@ -51,7 +51,7 @@ from . import render
 from .calibrate import calibrate_from_markers, marker_image
 from .detect import Detection
 from .layout import CARD_H, CARD_W, TABLE_SIZE, LayoutError, TableLayout, Zone, corner_markers
-from .table_views import Classify
+from .pipeline import Classify
 
 Labels = tuple[str, ...]
 BGR = tuple[int, int, int]

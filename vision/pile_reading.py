@@ -24,7 +24,7 @@ from ducktable.rules.snapshot import CardRead, ZoneRead
 from .boards import DUCK_COLOURS, skin_mask
 from .detect import DetectorSettings, detect_cards
 from .layout import TableLayout
-from .table_views import Classify
+from .pipeline import Classify
 
 SLOT_DISC = 0.2
 """A card slot's middle, a disc of this share of the card's width: the duck printed in the slot

@@ -9,6 +9,7 @@ decks - so anything with a ``classify(crops)`` method will do.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,11 @@ STILL_PX = 3.0
 MISSES_TO_REST, LOOK_EVERY = 3, 5
 """A card lying still whose last 3 second looks named nothing is looked at again only every
 5 frames (:class:`LookMemory`)."""
+
+
+Classify = Callable[[list[Detection]], list[tuple[str, float]]]
+"""Detected cards -> (label, confidence) each: how a game's table reader names cards, limited to
+that game's decks (:func:`game_namer`; a test's true labels slot in the same place)."""
 
 
 class Classifies(Protocol):
@@ -140,13 +146,13 @@ def look_at_size(index: int, detections: Sequence[Detection], results: Sequence[
     here = detections[index]
     if here.picture_quad is None:
         return None
-    named = [d for d, r in zip(detections, results, strict=True)
-             if str(r.label) != UNKNOWN and d.picture_quad is not None]
-    if not named:
+    named = [d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN]
+    measured = [d.picture_quad for d in named if d.picture_quad is not None]
+    if not measured:
         return None
     centre = here.picture_quad.mean(axis=0)
-    named.sort(key=lambda d: float(np.hypot(*(d.picture_quad.mean(axis=0) - centre))))
-    size = np.mean([sides_of(d.picture_quad) for d in named[:NEIGHBOURS]], axis=0)
+    measured.sort(key=lambda q: float(np.hypot(*(q.mean(axis=0) - centre))))
+    size = np.mean([sides_of(q) for q in measured[:NEIGHBOURS]], axis=0)
     if float(size.min()) < 8:  # no card is that small: nothing to cut
         return None
     laid = here.laid_at_size((float(size[0]), float(size[1])))
@@ -162,18 +168,15 @@ def look_at_size(index: int, detections: Sequence[Detection], results: Sequence[
     return answer, outline
 
 
-def game_namer(classifier: Classifies, game: str
-               ) -> Callable[[list[Detection]], list[tuple[str, float]]]:
+def game_namer(classifier: Classifies, game: str) -> Classify:
     """How a game's table reader names the cards of frame after frame: (label, confidence)
     for each detection, limited to ``game``'s decks (a classifier without the ``games`` filter
     is asked without it), with a :class:`LookMemory` of its own."""
     memory = LookMemory()
+    games = {game} if "games" in inspect.signature(classifier.classify).parameters else None
 
     def name(detections: list[Detection]) -> list[tuple[str, float]]:
-        try:
-            results = name_detections(detections, classifier, games={game}, memory=memory)
-        except TypeError:  # a classifier without the ``games`` filter
-            results = name_detections(detections, classifier, memory=memory)
+        results = name_detections(detections, classifier, games=games, memory=memory)
         return [(str(r.label), float(r.confidence)) for r in results]
 
     return name

@@ -34,9 +34,9 @@ from ducktable.rules.infer_base import Inference
 
 from .calibrate import DriftWatch
 from .layout import LayoutError, TableLayout
-from .pipeline import game_namer
+from .pipeline import Classify, game_namer
 from .store_sync import StoreSync, match_key
-from .table_views import Classify, TableView, table_view
+from .table_views import TableView, table_view
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,7 @@ from ducktable.rules.snapshot import HIDDEN, CardRead, TableSnapshot, ZoneRead, 
 from ducktable.rules.stability import StabilityTracker
 
 from .layout import CARD_SCALE, CoverWatch, SeenCard, TableLayout, duck_layout, zone_reads
-from .table_views import Classify
+from .pipeline import Classify, game_namer
 
 FPS = 15
 FRAME_MS = 1000 / FPS
@@ -513,8 +513,6 @@ class FrameReader:
 def model_classifier(game: str) -> Classify:
     """The shipped classifier, limited to ``game``'s deck, as a detections -> (label, conf)
     function (with the second look of :func:`~.pipeline.name_detections`)."""
-    from .pipeline import game_namer
-
     return game_namer(_shipped_model(), game)
 
 

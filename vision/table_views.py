@@ -20,14 +20,10 @@ from ducktable.rules.core import State
 from ducktable.rules.infer_base import Inferrer
 from ducktable.rules.snapshot import TableSnapshot
 
-from .detect import Detection
 from .layout import LayoutError, TableLayout
+from .pipeline import Classify
 
 BOARD_GAMES = ("ducky", "sitting")
-
-Classify = Callable[[list[Detection]], list[tuple[str, float]]]
-"""Detected cards -> (label, confidence) each: the classifier, limited to one game's decks
-(:func:`~.pipeline.name_detections`, which looks again at a card it cannot name)."""
 
 
 @dataclass
