@@ -516,7 +516,7 @@ def _runs_on(quad: np.ndarray, grads: _Gradients) -> np.ndarray:
     across = grads.edge_across(pts.reshape(4 * len(ts), -1, 2),
                                np.repeat(normal, len(ts), axis=0)[:, None, :])
     strong = (across.max(axis=1) >= EDGE_MIN).reshape(4, 2, -1)
-    return strong.mean(axis=2) >= 0.6
+    return _shares(strong, axis=2) >= 0.6
 
 
 def _of_one_size(cards: list[_Found]) -> list[_Found]:
@@ -651,7 +651,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     placed = _Quads([c.quad for c in cards])  # the cards found so far
     # First each corner completed to the size guessed (snapped a little further than usual),
     # then, where that found nothing, to sides found on edges near the guess.
-    paper = float(np.median([_margin(c.quad, grads)[1] for c in sure])) if sure else 0.0
+    paper: float | None = None  # the cards' margin paperness, measured when first needed
     for guessed_size in (True, False):
         tried = _Quads()
         for _, corner in corners:
@@ -665,7 +665,10 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
             # A card from a less sure guess must be well edged, on paper.
             sure_guess = guessed_size and not corner.short_arm
             support_min = 0.85 if sure_guess else 0.9
-            paper_min = MARGIN_PAPER_MIN if sure_guess \
+            if not sure_guess and paper is None:
+                paper = float(np.median([_margin(c.quad, grads)[1] for c in sure])) if sure \
+                    else 0.0
+            paper_min = MARGIN_PAPER_MIN if paper is None or sure_guess \
                 else max(MARGIN_PAPER_MIN, paper - CORNER_PAPER_SLACK)
             for guess in [quad] if guessed_size else _corner_cards(corner, grads):
                 snapped = _snap(guess, grads, CORNER_REACH)
@@ -735,7 +738,7 @@ def _far_side_at(v: np.ndarray, along: np.ndarray, across: np.ndarray, guess: fl
     for shift in (1, 2, 3, 4):
         near[:, shift:] |= hit[:, :-shift]
         near[:, :-shift] |= hit[:, shift:]
-    share = near.mean(axis=0)
+    share = _shares(near, axis=0)
     ends = []
     strong = share >= 0.7
     start = None
@@ -816,7 +819,7 @@ def _has_face(cand: _Found, grads: _Gradients) -> bool:
     gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)[9:-9, 6:-6]
     magnitude = np.abs(gx) + np.abs(gy)
     edges = magnitude >= 1.25 * EDGE_MIN
-    if edges.mean() < 0.05:
+    if _share(edges) < 0.05:
         return False
     ax, ay = np.abs(gx[edges]), np.abs(gy[edges])
     weight = magnitude[edges]
@@ -829,7 +832,7 @@ def _has_face(cand: _Found, grads: _Gradients) -> bool:
         return True  # curves and slants: printed art
     # Only lines along the sides: a checked cloth's few grid lines - or a card printed with
     # many stripes (DUCK's towel); the latter is dense with edges.
-    return bool(edges.mean() >= 0.5 and min(share_x, share_y) < 0.2 * (share_x + share_y))
+    return bool(_share(edges) >= 0.5 and min(share_x, share_y) < 0.2 * (share_x + share_y))
 
 
 def _is_card(cand: _Found, grads: _Gradients, *, even_min: float = MARGIN_EVEN_MIN,
@@ -857,12 +860,12 @@ def _margin(quad: np.ndarray, grads: _Gradients) -> tuple[float, float]:
     paper, low for a coloured sticky note or cloth.
     """
     level, paper = _margin_levels(quad, grads)
-    neutral = float(np.median(paper / np.maximum(level, 1.0)))
+    neutral = float(_median((paper / np.maximum(level, 1.0)).ravel(), axis=0))
     local = level.copy()  # the largest within 2 samples along the side
     for shift in (1, 2):
         local[:, shift:] = np.maximum(local[:, shift:], level[:, :-shift])
         local[:, :-shift] = np.maximum(local[:, :-shift], level[:, shift:])
-    return float((level >= 0.7 * local).mean()), neutral
+    return _share(level >= 0.7 * local), neutral
 
 
 def _margin_levels(quad: np.ndarray, grads: _Gradients, n: int = 16
@@ -951,7 +954,7 @@ def _box_sizes(contours: Sequence[np.ndarray]) -> np.ndarray:
     """Width and height of each contour's bounding box (as ``cv2.boundingRect`` has them),
     all at once: a textured table gives thousands of contours a map."""
     points = np.concatenate(contours).reshape(-1, 2)
-    lengths = np.fromiter((len(c) for c in contours), np.int64, len(contours))
+    lengths = np.fromiter(map(len, contours), np.int64, len(contours))
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     low = np.minimum.reduceat(points, starts, axis=0)
     high = np.maximum.reduceat(points, starts, axis=0)
@@ -1032,15 +1035,12 @@ def _snap(quad: np.ndarray, grads: _Gradients, reach_frac: float = 0.05) -> _Fou
     across = grads.edge_across(pts.reshape(4 * n, -1, 2),
                                np.repeat(normal, n, axis=0)[:, None, :])
     best, strong = _nearest_peaks(across.reshape(4, n, -1), offsets)
-    shares = strong.mean(axis=1)
+    shares = _shares(strong, axis=1)
     if shares.min() < 0.35:
         return None
-    lines = []
-    for i in range(4):
-        chosen = pts[i, np.arange(n), best[i]][strong[i]]
-        vx, vy, x0, y0 = cv2.fitLine(chosen.reshape(-1, 1, 2), cv2.DIST_HUBER, 0, 0.01,
-                                     0.01).reshape(4)
-        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    chosen = pts[np.arange(4)[:, None], np.arange(n)[None, :], best]
+    lines = [cv2.fitLine(chosen[i][strong[i]].reshape(-1, 1, 2), cv2.DIST_HUBER, 0, 0.01,
+                         0.01).ravel().tolist() for i in range(4)]
     corners = [_intersect(lines[i - 1], lines[i]) for i in range(4)]
     if any(c is None for c in corners):
         return None
@@ -1072,15 +1072,15 @@ def _nearest_peaks(across: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     return nearest_first[ranked.argmax(axis=2)], np.asarray(ranked.any(axis=2))
 
 
-def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
-               ) -> np.ndarray | None:
-    p, r = l1
-    q, s = l2
-    cross = r[0] * s[1] - r[1] * s[0]
+def _intersect(l1: list[float], l2: list[float]) -> tuple[float, float] | None:
+    """Where two lines meet, each given as ``cv2.fitLine`` has it: direction, then a point."""
+    rx, ry, px, py = l1
+    sx, sy, qx, qy = l2
+    cross = rx * sy - ry * sx
     if abs(cross) < 1e-6:
         return None
-    t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / cross
-    return p + t * r
+    t = ((qx - px) * sy - (qy - py) * sx) / cross
+    return px + t * rx, py + t * ry
 
 
 # ---- 3a. growing an inner panel to the card's outline --------------------------------------------
@@ -1123,7 +1123,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     dy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
     rows = slice(int(my + 0.1 * h), int(my + 0.9 * h) + 1)
     cols = slice(int(mx + 0.1 * w), int(mx + 0.9 * w) + 1)
-    face = float(np.percentile(view[rows, cols], 75))
+    face = float(_upper_quartile(view[rows, cols]))
     col_edge = _median(dx[rows], axis=0)  # + : darker on the left
     col_level = _median(view[rows], axis=0)
     row_edge = _median(dy[:, cols], axis=1)
@@ -1154,6 +1154,28 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     if grown is not None and white_cloth and grown.support < 0.9:
         return None  # lighter outside: a card on a white cloth has a clean outline, a check's cell not
     return grown
+
+
+def _share(mask: np.ndarray) -> float:
+    """``mask.mean()`` for a boolean array: the same figure, without the general mean's
+    overhead (the side searches take thousands of these a frame)."""
+    return int(np.count_nonzero(mask)) / mask.size
+
+
+def _shares(mask: np.ndarray, axis: int) -> np.ndarray:
+    """``mask.mean(axis)`` for a boolean array, as :func:`_share`."""
+    return np.count_nonzero(mask, axis=axis) / mask.shape[axis]
+
+
+def _upper_quartile(values: np.ndarray) -> np.floating:
+    """``np.percentile(values, 75)`` of a float32 array (linear interpolation, the same
+    figure to the bit), without its general machinery: every grown candidate asks for one."""
+    ordered = np.sort(values, axis=None)
+    position = 0.75 * (ordered.size - 1)
+    low = int(position)
+    t = np.float32(position - low)
+    a, b = ordered[low], ordered[min(low + 1, ordered.size - 1)]
+    return b - (b - a) * (np.float32(1) - t) if t >= 0.5 else a + (b - a) * t
 
 
 def _median(values: np.ndarray, axis: int) -> np.ndarray:
@@ -1260,9 +1282,9 @@ def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
     for shift in (1, 2):
         near[:, shift:] |= across[:, :-shift]
         near[:, :-shift] |= across[:, shift:]
-    best = int(near.mean(axis=0).argmax())
+    best = int(np.count_nonzero(near, axis=0).argmax())
     strong = near[:, best]
-    return bool(strong.mean() >= 0.7 and (strong[:3].all() or strong[-3:].all()))
+    return bool(_share(strong) >= 0.7 and (strong[:3].all() or strong[-3:].all()))
 
 
 # ---- 4. one quad per card --------------------------------------------------------------------------
