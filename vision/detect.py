@@ -30,9 +30,11 @@ How, in seven steps:
 6. *Corners*: an outline that ran into other edges (a touching card, printing touching the
    margin, texture) belongs to a larger contour that is no quadrilateral; each right-angled
    corner of such a contour is completed to a card the size of the nearest cards found (where
-   none was found, only a corner whose two arms are a card's two sides), and kept when it
-   snaps and passes the checks; where the guessed size does not snap, the far sides are
-   looked for on edges near it. Where one arm runs along a
+   none was found, only a corner whose two arms are a card's two sides, and then the cards
+   so found give the size for a second round), and kept when it snaps and passes the checks;
+   where the guessed size does not snap, the far sides are looked for on edges near it. A
+   rounded corner the polygon cut off is one corner; an outline broken by dots touching it
+   still has a corner with one arm nearly a whole side. Where one arm runs along a
    neighbour's outline, the card lies across that arm. At most 150 corners a round, the
    best-shaped first (a checked cloth offers hundreds).
 7. *Sizes*: a card smaller and squatter than the cards beside it, whose sides run on past
@@ -396,7 +398,13 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
             elif single and _is_card(cand, grads):
                 found.append(cand)
     cards = _of_one_size(_choose(found))
-    cards += _from_corners(merged, cards, grads, settings, min_area, max_area)
+    more = _from_corners(merged, cards, grads, settings, min_area, max_area)
+    if more and not any(c.support >= 0.9 for c in cards):
+        # No well-outlined card to measure by (a light cloth whose dots touch every outline):
+        # the cards completed from corners give the size for a second round.
+        more += _from_corners(merged, cards + more, grads, settings, min_area, max_area,
+                              measure_by=more)
+    cards += more
     return _whole(_of_one_size(cards), squat, grads, settings, min_area, max_area)
 
 
@@ -570,7 +578,8 @@ def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradients,
-                  settings: DetectorSettings, min_area: float, max_area: float) -> list[_Found]:
+                  settings: DetectorSettings, min_area: float, max_area: float,
+                  measure_by: list[_Found] | None = None) -> list[_Found]:
     """Cards whose outline ran into other edges (a touching card, printing, texture).
 
     Such an outline is part of a larger contour that is no quadrilateral; its corners are
@@ -585,8 +594,18 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     for on edges near it (:func:`_corner_cards`), which must also be well edged and about as
     neutral as the cards found. At most :data:`MAX_CORNER_TRIES` are tried in each round, so
     that a checked cloth cannot take a second a frame.
+
+    ``measure_by``: the cards whose sizes guide the guesses (default: the well-outlined ones),
+    given for a second round on a table where no card was well outlined (a light cloth whose
+    dots touch every card). There, dots touching a card break its outline into pieces: a
+    piece may be smaller than a card yet hold one of its sides nearly whole, with the card
+    inside the piece's corner rather than inside the piece, and the card's rounded corner
+    cut off by the polygon. Such a corner, one arm at least 0.8 of its side, is completed
+    (as a less sure guess) even when the other arm is short or the card's centre lies outside
+    the piece.
     """
-    sure = [c for c in cards if c.support >= 0.9]
+    sure = [c for c in cards if c.support >= 0.9] if measure_by is None else measure_by
+    broken = measure_by is not None  # a second round: outlines broken by dots are looked at
     if not merged:
         return []
     h, w = grads.blurred.shape
@@ -596,16 +615,20 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     sizes = np.array([sides_of(c.quad) for c in sure], np.float32)
     centres = np.array([c.quad.mean(axis=0) for c in sure], np.float32)
     smallest = float(min((c.area for c in cards), default=min_area))
+    shortest = float(min((sides_of(c.quad)[0] for c in sure), default=math.inf))
     corners: list[tuple[float, _Corner]] = []  # (how far the arms are from a card's sides, ...)
     boxes: set[tuple[int, int, int, int]] = set()
     for contour in merged:
         x, y, bw, bh = cv2.boundingRect(contour)
         box = (x // 4, y // 4, bw // 4, bh // 4)
-        if box in boxes or bw * bh < 0.9 * smallest:
-            continue
+        piece = bw * bh < 0.9 * smallest  # of an outline broken by dots touching it?
+        if box in boxes or (piece and not (broken and max(bw, bh) >= 0.85 * shortest)):
+            continue  # smaller than a card (and, in a second round, too short for its side)
         boxes.add(box)
         hull: np.ndarray | None = None  # taken when first needed: most contours have no corner
         poly = cv2.approxPolyDP(contour, 2.5, True).reshape(-1, 2).astype(np.float32)
+        if broken and piece:  # its corner may be the card's rounded one, cut off
+            poly = _without_chamfers(poly)
         if len(poly) < 4:
             continue
         prev = np.roll(poly, 1, axis=0) - poly
@@ -633,7 +656,8 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                 whole_a = 0.85 * side_a <= la <= 1.25 * side_a  # the arm is that whole side
                 whole_b = 0.85 * side_b <= lb <= 1.25 * side_b
                 short_arm = la < 0.4 * side_a or lb < 0.4 * side_b
-                if short_arm and not (whole_a or whole_b):
+                nearly_whole = broken and (la >= 0.8 * side_a or lb >= 0.8 * side_b)
+                if short_arm and not (whole_a or whole_b or nearly_whole):
                     continue  # (a short arm will do beside a whole side: the rest ran into dots)
                 # An arm that ends near where a side of that size would is the side itself
                 # (cards nearer a tilted camera look bigger than their neighbours).
@@ -647,7 +671,8 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                         continue
                     if hull is None:
                         hull = cv2.convexHull(contour)
-                    if cv2.pointPolygonTest(hull, (float(centre[0]), float(centre[1])), False) >= 0:
+                    if (piece and da is ua and db is ub and nearly_whole) or \
+                            cv2.pointPolygonTest(hull, (float(centre[0]), float(centre[1])), False) >= 0:
                         corners.append((abs(math.log(la / side_a)) + abs(math.log(lb / side_b))
                                         + (da is not ua or db is not ub),
                                         _Corner(v, da, db, sa, sb, short_arm)))
@@ -691,6 +716,34 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                     placed.add(snapped.quad)
                 break
     return out
+
+
+def _without_chamfers(poly: np.ndarray) -> np.ndarray:
+    """``poly`` with each short edge between two long ones at about a right angle (a card's
+    rounded corner, cut off by the polygon) replaced by the corner where the long ones meet."""
+    n = len(poly)
+    if n < 5:
+        return poly
+    pts = poly.tolist()
+    out: list[list[float]] = []
+    i = 0
+    while i < n:
+        a, b = pts[i], pts[(i + 1) % n]
+        before, after = pts[i - 1], pts[(i + 2) % n]
+        short = math.dist(a, b)
+        la, lb = math.dist(before, a), math.dist(b, after)
+        if short < 10 and la >= 12 and lb >= 12 and i + 1 < n:
+            ux, uy = (a[0] - before[0]) / la, (a[1] - before[1]) / la
+            vx, vy = (after[0] - b[0]) / lb, (after[1] - b[1]) / lb
+            cross = ux * vy - uy * vx
+            if abs(ux * vx + uy * vy) <= 0.45 and abs(cross) > 1e-6:
+                t = ((b[0] - a[0]) * vy - (b[1] - a[1]) * vx) / cross
+                out.append([a[0] + t * ux, a[1] + t * uy])
+                i += 2
+                continue
+        out.append(a)
+        i += 1
+    return np.array(out, np.float32)
 
 
 @dataclass(frozen=True)

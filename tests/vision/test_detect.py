@@ -7,10 +7,12 @@ set, ``ducktable bench vision``, uses 500); a detector change that loses cards f
 from __future__ import annotations
 
 import math
+import random
 
 import cv2
 import numpy as np
 import pytest
+from ducktable.vision import detect
 from ducktable.vision.bench import detection_check, match
 from ducktable.vision.detect import CROP_SIZE, Detection, crop_card, detect_cards, quad_iou
 from ducktable.vision.render import render_back, render_card
@@ -202,8 +204,6 @@ def test_a_card_cut_so_short_that_it_looks_square_is_extended_too(
     """Benchmark scenes where the part of a DUCK card above its wave band is about as wide as
     it is long, so it failed as a card before it could be extended: such square candidates
     are kept aside and become cards only once extended."""
-    from ducktable.vision import detect
-
     scene = render_scene(seed)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.8
     monkeypatch.setattr(detect, "_squat", lambda *args: False)
@@ -293,6 +293,45 @@ def test_cards_on_a_light_cloth_whose_dots_touch_every_outline_are_completed_fro
     truth = renderer.card_quads(shot)
     assert len(truth) == 6
     assert min(best_match(found, quad) for quad in truth) > 0.8
+
+
+def test_a_card_whose_outline_dots_broke_in_three_is_completed_from_the_cards_beside_it() -> None:
+    """Grey Duck's replay table 9 at 1920 x 1080, frame 552: a flock of three yellow 3s on the
+    sunlit part of a cream cloth. Dots touch the first card's outline in three places, so its
+    outline is three pieces, none a quadrilateral, and no card is outlined on its own. The other
+    two are completed from corners whose arms have a card's proportions; the first card's best
+    corner (top left, rounded) has one arm cut short by a dot and the other nearly whole. With
+    the two found, a second round completes it at their size (before: the flock was read as two
+    cards, and the replay applied a wrong play)."""
+    from ducktable.vision.reader import reading_view
+    from ducktable.vision.table_video import TableRenderer
+    from ducktable.vision.table_video_grey import grey_bot_game, grey_layout, grey_script
+
+    game, happenings = grey_bot_game(9, 3)
+    shot = grey_script(game, happenings, random.Random(9)).shots[552]
+    renderer = TableRenderer("grey", grey_layout(3), background_seed=9, capture_size=(1920, 1080))
+    picture = renderer.frame(shot, 552)
+    view, detail = reading_view(picture)
+    found = detect_cards(view, detail=detail)
+    to_view = view.shape[1] / picture.shape[1]
+    truth = [quad * to_view for quad in renderer.card_quads(shot)]
+    flock = sorted((quad for quad in truth if 800 < quad[:, 0].mean() < 1000
+                    and 500 < quad[:, 1].mean() < 580), key=lambda quad: quad[:, 0].mean())
+    assert len(flock) == 3
+    assert best_match(found, flock[0]) > 0.8  # the card whose outline the dots broke
+    assert all(best_match(found, quad) > 0.5 for quad in flock[1:])
+    assert sum(800 < d.quad[:, 0].mean() < 1000 and 500 < d.quad[:, 1].mean() < 580
+               for d in found) == 3
+
+
+def test_a_rounded_corner_cut_off_by_the_polygon_is_made_whole_again() -> None:
+    """A card's corner traced with a short chamfer between its two sides is one corner where
+    the sides meet; a short edge between sides at a slant stays."""
+    chamfered = np.array([[0, 3], [3, 0], [60, 0], [60, 90], [0, 90]], np.float32)
+    assert np.allclose(detect._without_chamfers(chamfered),
+                       [[0, 0], [60, 0], [60, 90], [0, 90]], atol=1e-4)
+    slanted = np.array([[0, 0], [40, 0], [45, 5], [80, 30], [0, 60]], np.float32)
+    assert np.array_equal(detect._without_chamfers(slanted), slanted)
 
 
 @pytest.mark.parametrize("seed", [56, 104])
