@@ -735,10 +735,9 @@ def _without_chamfers(poly: np.ndarray) -> np.ndarray:
         if short < 10 and la >= 12 and lb >= 12 and i + 1 < n:
             ux, uy = (a[0] - before[0]) / la, (a[1] - before[1]) / la
             vx, vy = (after[0] - b[0]) / lb, (after[1] - b[1]) / lb
-            cross = ux * vy - uy * vx
-            if abs(ux * vx + uy * vy) <= 0.45 and abs(cross) > 1e-6:
-                t = ((b[0] - a[0]) * vy - (b[1] - a[1]) * vx) / cross
-                out.append([a[0] + t * ux, a[1] + t * uy])
+            corner = _intersect([ux, uy, *a], [vx, vy, *b])
+            if abs(ux * vx + uy * vy) <= 0.45 and corner is not None:
+                out.append(list(corner))
                 i += 2
                 continue
         out.append(a)
