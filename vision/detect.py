@@ -335,6 +335,10 @@ class _Gradients:
         self.gradient = cv2.merge([gx, gy])
         """The stronger of the two images' x and y derivatives, as two channels: one lookup
         samples both (the side searches sample it hundreds of times a frame)."""
+        self.margins: dict[tuple[str, bytes], tuple[float, float]] = {}
+        """:func:`_margin` of each quad measured (a card's is asked again by later steps)."""
+        self.cuts: dict[tuple[str, bytes, bytes], bool] = {}
+        """:func:`_cut_on_edge` of each line looked at (two ways of cutting share lines)."""
 
     def edge_across(self, points: np.ndarray, normal: np.ndarray) -> np.ndarray:
         """|derivative along normal| where the edge runs along the line, else 0.
@@ -351,7 +355,7 @@ class _Gradients:
         t -= sx * ny
         np.abs(t, out=t)
         t *= 2
-        n[n < t] = 0.0
+        n *= n >= t  # (n >= 0: the same as zeroing where n < t, without boolean indexing)
         return n
 
     def _sample(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -523,8 +527,7 @@ def _runs_on(quad: np.ndarray, grads: _Gradients) -> np.ndarray:
     """For each side (4) and each of its ends (before its first corner, past its second),
     whether a straight edge carries on there along the side's line."""
     b = quad[_NEXT]
-    direction = (b - quad) / np.maximum(np.linalg.norm(b - quad, axis=1, keepdims=True), 1e-6)
-    normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1).astype(np.float32)
+    normal = _normals(b - quad)
     ts = _BEYOND_ENDS
     base = quad[:, None, :] + ts[None, :, None] * (b - quad)[:, None, :]
     pts = _stepped(base, _NEAR_LINE, normal[:, None, :])
@@ -631,10 +634,11 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
             poly = _without_chamfers(poly)
         if len(poly) < 4:
             continue
-        prev = np.roll(poly, 1, axis=0) - poly
-        nxt = np.roll(poly, -1, axis=0) - poly
-        lp = np.linalg.norm(prev, axis=1)
-        ln = np.linalg.norm(nxt, axis=1)
+        order = np.arange(len(poly))
+        prev = poly[order - 1] - poly  # np.roll(poly, 1, axis=0) - poly
+        nxt = poly[(order + 1) % len(poly)] - poly
+        lp = np.sqrt((prev * prev).sum(axis=1))
+        ln = np.sqrt((nxt * nxt).sum(axis=1))
         cos = (prev * nxt).sum(axis=1) / np.maximum(lp * ln, 1e-6)
         at = np.flatnonzero((np.minimum(lp, ln) >= 12) & (np.abs(cos) <= 0.45))
         if sure and len(at):  # the size of the well-outlined cards nearest to each corner
@@ -840,7 +844,7 @@ class _Quads:
 
 def sides_of(quad: np.ndarray) -> tuple[float, float]:
     """Mean short and long side of a quad."""
-    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
+    sides = _side_lengths(quad)
     a, b = float(sides[0] + sides[2]) / 2, float(sides[1] + sides[3]) / 2
     return (min(a, b), max(a, b))
 
@@ -853,7 +857,7 @@ def _explained(area: float, quad: np.ndarray, found: list[_Found]) -> bool:
     outline pieced together from a checked cloth's lines can surround a dozen cards).
     ``area`` is the candidate's own.
     """
-    centre = quad.mean(axis=0)
+    centre = quad.sum(axis=0) / 4  # quad.mean(axis=0), without its overhead
     for card in found:
         ratio = area / card.area
         if 0.3 <= ratio < 0.6 or ratio > 1.05 or card.support < 0.8:
@@ -909,6 +913,15 @@ def _is_card(cand: _Found, grads: _Gradients, *, even_min: float = MARGIN_EVEN_M
 
 
 def _margin(quad: np.ndarray, grads: _Gradients) -> tuple[float, float]:
+    """:func:`_measure_margin`, measured once per quad and frame."""
+    key = (quad.dtype.str, quad.tobytes())
+    known = grads.margins.get(key)
+    if known is None:
+        known = grads.margins[key] = _measure_margin(quad, grads)
+    return known
+
+
+def _measure_margin(quad: np.ndarray, grads: _Gradients) -> tuple[float, float]:
     """How card-like the band just inside the outline is: (evenness, paperness).
 
     Along each side, the lightest grey level a few pixels inwards is taken (a card's paper
@@ -932,7 +945,7 @@ def _margin_levels(quad: np.ndarray, grads: _Gradients, n: int = 16
     """Along each side (4 x ``n`` samples), the lightest grey level and paperness found a few
     pixels inwards: where a card's paper margin is."""
     base, normal = _side_frames(quad, n, 0.1, 0.9)
-    short = float(np.linalg.norm(quad - quad[_NEXT], axis=1).min())
+    short = float(_side_lengths(quad).min())
     depths = np.linspace(1.0, max(2.5, 0.08 * short), 6, dtype=np.float32)
     pts = _stepped(base, -depths, normal[:, None, :])
     mx = np.ascontiguousarray(pts[..., 0].reshape(4 * n, -1))
@@ -988,20 +1001,20 @@ def _candidate_quads(grads: _Gradients, min_area: float,
         if not contours:
             continue
         # Most contours are specks of texture: judge all their boxes at once.
-        boxes = _box_sizes(contours)
+        boxes, hull_bounds = _box_sizes(contours)
         large = np.flatnonzero((boxes[:, 0] * boxes[:, 1] >= min_area * 0.7)
                                & (boxes.min(axis=1) >= 10))
         for index in large.tolist():
             contour = contours[index]
             bw, bh = boxes[index].tolist()
-            quad = _quad_of(contour, min_area * 0.6)
+            quad = None if hull_bounds[index] < min_area * 0.6 else _quad_of(contour, min_area * 0.6)
             if quad is None:
                 if merged is not None and map_index < 2 and bw * bh >= 1.5 * min_area:
                     merged.append(contour)
                 continue
             if _area(quad) < min_area * 0.6:
                 continue
-            centre = quad.mean(axis=0)
+            centre = quad.sum(axis=0) / 4
             key = (int(centre[0] / 3), int(centre[1] / 3), int(_area(quad) ** 0.5 / 3))
             if key not in seen:  # the same shape found in another edge map
                 seen.add(key)
@@ -1009,15 +1022,22 @@ def _candidate_quads(grads: _Gradients, min_area: float,
     return quads
 
 
-def _box_sizes(contours: Sequence[np.ndarray]) -> np.ndarray:
+def _box_sizes(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Width and height of each contour's bounding box (as ``cv2.boundingRect`` has them),
-    all at once: a textured table gives thousands of contours a map."""
-    points = np.concatenate(contours).reshape(-1, 2)
+    and a bound on its convex hull's area (the octagon of its extents along x, y and both
+    diagonals), all at once: a textured table gives thousands of contours a map, and a
+    diagonal line's box is large but its hull no card."""
+    points = np.concatenate(contours).reshape(-1, 2).astype(np.int64)
     lengths = np.fromiter(map(len, contours), np.int64, len(contours))
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    low = np.minimum.reduceat(points, starts, axis=0)
-    high = np.maximum.reduceat(points, starts, axis=0)
-    return (high - low + 1).astype(np.int64)
+    extents = np.column_stack([points, points[:, 0] + points[:, 1], points[:, 0] - points[:, 1]])
+    low = np.minimum.reduceat(extents, starts, axis=0)
+    high = np.maximum.reduceat(extents, starts, axis=0)
+    (x0, y0, s0, d0), (x1, y1, s1, d1) = low.T, high.T
+    corners = ((s0 - x0 - y0) ** 2 + (x1 + y1 - s1) ** 2  # the box less its four corners
+               + (d0 - x0 + y1) ** 2 + (x1 - y0 - d1) ** 2)
+    octagon = (x1 - x0) * (y1 - y0) - corners / 2
+    return (high - low + 1)[:, :2], octagon
 
 
 def _paper_mask(blurred: np.ndarray) -> np.ndarray:
@@ -1075,20 +1095,36 @@ def _side_frames(quad: np.ndarray, n: int, t0: float = 0.12, t1: float = 0.88
     b = quad[_NEXT]
     ts = _fractions(n, t0, t1)
     base = a[:, None, :] + ts[None, :, None] * (b - a)[:, None, :]
-    direction = (b - a) / np.maximum(np.linalg.norm(b - a, axis=1, keepdims=True), 1e-6)
-    normal = np.stack([direction[:, 1], -direction[:, 0]], axis=1)  # outward when clockwise
-    return base.astype(np.float32), normal.astype(np.float32)
+    return base.astype(np.float32), _normals(b - a)
+
+
+def _side_lengths(quad: np.ndarray) -> np.ndarray:
+    """The lengths of a quad's four sides (np.linalg.norm's arithmetic, without its overhead)."""
+    d = quad - quad[_NEXT]
+    return np.sqrt((d * d).sum(axis=1))
+
+
+def _normals(d: np.ndarray) -> np.ndarray:
+    """Unit normals (dy, -dx) of the vectors ``d`` (k x 2) in float32: outward for the sides of a
+    quad listed clockwise on screen. (np.linalg.norm's arithmetic, without its overhead.)"""
+    direction = d / np.maximum(np.sqrt((d * d).sum(axis=1)), 1e-6)[:, None]
+    normal = np.empty(d.shape, np.float32)
+    normal[:, 0] = direction[:, 1]
+    normal[:, 1] = -direction[:, 0]
+    return normal
 
 
 def _snap(quad: np.ndarray, grads: _Gradients, reach_frac: float = 0.05) -> _Found | None:
     """Refit each side on the nearest clear edge within ``reach_frac`` of the shortest side
     (2 to 6 pixels by default); None when a side has no clear edge."""
-    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
+    sides = _side_lengths(quad)
     if sides.min() < 8:
         return None
     n = int(min(32, max(10, sides.max() / 4)))
     base, normal = _side_frames(quad, n)
-    reach = float(np.clip(reach_frac * sides.min(), 2.0, max(6.0, reach_frac * 120)))
+    # np.clip's figure (a float32 within float32 bounds), without its overhead
+    reach = float(np.float32(min(max(float(reach_frac * sides.min()), 2.0),
+                                 max(6.0, reach_frac * 120))))
     offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
     pts = _stepped(base, offsets, normal[:, None, :])
     across = grads.edge_across(pts.reshape(4 * n, -1, 2),
@@ -1122,13 +1158,13 @@ def _stepped(base: np.ndarray, offsets: np.ndarray, normal: np.ndarray) -> np.nd
 
 def _nearest_peaks(across: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per sample, the edge peak nearest the current line (not the strongest: a touching
-    card's edge a few pixels away is often stronger), and whether there is one at all."""
+    card's edge a few pixels away is often stronger), and whether there is one at all (where
+    there is none, the index is meaningless)."""
     is_peak = across >= EDGE_MIN  # (not above a neighbour off the ends: there is none)
     is_peak[..., 1:] &= across[..., 1:] >= across[..., :-1]
     is_peak[..., :-1] &= across[..., :-1] >= across[..., 1:]
-    nearest_first = np.argsort(np.abs(offsets), kind="stable")  # of two as near, the inner one
-    ranked = is_peak[..., nearest_first]
-    return nearest_first[ranked.argmax(axis=2)], np.asarray(ranked.any(axis=2))
+    distance = np.where(is_peak, np.abs(offsets), np.float32(np.inf))
+    return distance.argmin(axis=-1), np.asarray(is_peak.any(axis=-1))  # of two as near: the inner
 
 
 def _intersect(l1: list[float], l2: list[float]) -> tuple[float, float] | None:
@@ -1167,7 +1203,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
     ``cand`` again, or it grew onto a lighter outside without a clean outline all round.
     """
     quad = cand.quad
-    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
+    sides = _side_lengths(quad)
     w = float(sides[0] + sides[2]) / 2
     h = float(sides[1] + sides[3]) / 2
     scale = min(1.0, 48.0 / min(w, h))  # work at most 48 px across the short side
@@ -1223,7 +1259,7 @@ def _share(mask: np.ndarray) -> float:
 
 def _shares(mask: np.ndarray, axis: int) -> np.ndarray:
     """``mask.mean(axis)`` for a boolean array, as :func:`_share`."""
-    return np.count_nonzero(mask, axis=axis) / mask.shape[axis]
+    return mask.sum(axis=axis) / mask.shape[axis]
 
 
 def _upper_quartile(values: np.ndarray) -> np.floating:
@@ -1321,6 +1357,15 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
 
 
 def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
+    """:func:`_straight_edge_from_to`, looked at once per line and frame."""
+    key = (a.dtype.str, a.tobytes(), b.tobytes())
+    known = grads.cuts.get(key)
+    if known is None:
+        known = grads.cuts[key] = _straight_edge_from_to(a, b, grads)
+    return known
+
+
+def _straight_edge_from_to(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
     """Does a straight edge run all the way from a to b, as where two touching cards meet?
 
     A line on a card's face (a crosshair, a wave) stops short of the card's light margin;
@@ -1462,7 +1507,7 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
 def _order_portrait(quad: np.ndarray) -> np.ndarray:
     """TL, TR, BR, BL with TL-TR a short side, the upright reading nearer to the frame's."""
     quad = _clockwise(quad.astype(np.float32))
-    sides = np.linalg.norm(quad - quad[_NEXT], axis=1)
+    sides = _side_lengths(quad)
     start = 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
     first = quad[(np.arange(4) + start) % 4]
     second = quad[(np.arange(4) + start + 2) % 4]

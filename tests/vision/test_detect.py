@@ -479,7 +479,18 @@ def test_contour_boxes_are_measured_as_opencv_measures_them() -> None:
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     assert len(contours) > 100
     expected = np.array([cv2.boundingRect(c)[2:] for c in contours])
-    assert (_box_sizes(contours) == expected).all()
+    boxes, hull_bounds = _box_sizes(contours)
+    assert (boxes == expected).all()
+    # The bound on a hull's area never falls below it (contours it rules out could not be
+    # cards), and is far tighter than the box for a diagonal line.
+    hulls = np.array([cv2.contourArea(cv2.convexHull(c)) for c in contours])
+    assert (hull_bounds >= hulls).all()
+    line = np.array([[[x, x]] for x in range(200)] + [[[x, x + 2]] for x in range(199, -1, -1)],
+                    np.int32)  # a diagonal line, 2 px thick
+    box_area = np.prod(_box_sizes([line])[0][0])
+    assert _box_sizes([line])[1][0] < 0.05 * box_area
+    square = np.array([[[10, 10]], [[60, 10]], [[60, 40]], [[10, 40]]], np.int32)
+    assert _box_sizes([square])[1][0] == cv2.contourArea(square) == 1500
 
 
 def test_cards_are_cut_from_a_detail_picture_of_the_same_view() -> None:
