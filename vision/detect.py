@@ -338,7 +338,7 @@ class _Gradients:
         self.margins: dict[tuple[str, bytes], tuple[float, float]] = {}
         """:func:`_margin` of each quad measured (a card's is asked again by later steps)."""
         self.cuts: dict[tuple[str, bytes, bytes], bool] = {}
-        """:func:`_cut_on_edge` of each line looked at (two ways of cutting share lines)."""
+        """:func:`_straight_edges` of each line looked at (two ways of cutting share lines)."""
 
     def edge_across(self, points: np.ndarray, normal: np.ndarray) -> np.ndarray:
         """|derivative along normal| where the edge runs along the line, else 0.
@@ -1027,12 +1027,15 @@ def _box_sizes(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     and a bound on its convex hull's area (the octagon of its extents along x, y and both
     diagonals), all at once: a textured table gives thousands of contours a map, and a
     diagonal line's box is large but its hull no card."""
-    points = np.concatenate(contours).reshape(-1, 2).astype(np.int64)
+    points = np.concatenate(contours).reshape(-1, 2)
     lengths = np.fromiter(map(len, contours), np.int64, len(contours))
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    extents = np.column_stack([points, points[:, 0] + points[:, 1], points[:, 0] - points[:, 1]])
-    low = np.minimum.reduceat(extents, starts, axis=0)
-    high = np.maximum.reduceat(extents, starts, axis=0)
+    extents = np.empty((len(points), 4), np.int32)  # x, y, x + y, x - y
+    extents[:, :2] = points
+    np.add(points[:, 0], points[:, 1], out=extents[:, 2])
+    np.subtract(points[:, 0], points[:, 1], out=extents[:, 3])
+    low = np.minimum.reduceat(extents, starts, axis=0).astype(np.int64)
+    high = np.maximum.reduceat(extents, starts, axis=0).astype(np.int64)
     (x0, y0, s0, d0), (x1, y1, s1, d1) = low.T, high.T
     corners = ((s0 - x0 - y0) ** 2 + (x1 + y1 - s1) ** 2  # the box less its four corners
                + (d0 - x0 + y1) ** 2 + (x1 - y0 - d1) ** 2)
@@ -1328,67 +1331,83 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
     """Ways to cut ``quad`` into 2 or 3 card-shaped pieces in a row, or 4 two by two, along
     lines that lie on an edge. (A patch of a tiled pattern cuts too, into blank pieces: it is
     then no card, whole or cut.)"""
-    out = []
+    ways: list[tuple[list[np.ndarray], list[tuple[np.ndarray, np.ndarray]]]] = []  # pieces, lines
     for axis in (0, 1):  # cut across sides 0/2 or across sides 1/3
         q = quad if axis == 0 else quad[_NEXT]
         for k in (2, 3):
-            pieces = []
             cuts = []
             for j in range(k + 1):
                 t = j / k
                 cuts.append((q[0] + t * (q[1] - q[0]), q[3] + t * (q[2] - q[3])))
-            for j in range(k):
-                pieces.append(np.array([cuts[j][0], cuts[j + 1][0], cuts[j + 1][1], cuts[j][1]],
-                                       np.float32))
-            if not all(_card_shaped(p, settings.min_aspect, settings.max_aspect)
-                       for p in pieces):
-                continue
-            if not need_edge or all(_cut_on_edge(cuts[j][0], cuts[j][1], grads)
-                                    for j in range(1, k)):
-                out.append([_clockwise(p) for p in pieces])
+            pieces = [np.array([cuts[j][0], cuts[j + 1][0], cuts[j + 1][1], cuts[j][1]], np.float32)
+                      for j in range(k)]
+            if all(_card_shaped(p, settings.min_aspect, settings.max_aspect) for p in pieces):
+                ways.append((pieces, cuts[1:k]))
     # Four cards two by two: both middle lines run right across.
     mid = (quad + quad[_NEXT]) / 2  # the middle of each side
-    centre = quad.mean(axis=0)
+    centre = quad.sum(axis=0) / 4
     quarters = [np.array([quad[i], mid[i], centre, mid[i - 1]], np.float32) for i in range(4)]
-    if all(_card_shaped(p, settings.min_aspect, settings.max_aspect) for p in quarters) \
-            and _cut_on_edge(mid[0], mid[2], grads) and _cut_on_edge(mid[1], mid[3], grads):
-        out.append([_clockwise(p) for p in quarters])
-    return out
+    if all(_card_shaped(p, settings.min_aspect, settings.max_aspect) for p in quarters):
+        ways.append((quarters, [(mid[0], mid[2]), (mid[1], mid[3])]))
+    if need_edge and ways:  # every line looked at in one go
+        on_edge = iter(_cuts_on_edge([line for _, lines in ways for line in lines], grads))
+        ways = [(pieces, lines) for pieces, lines in ways
+                if all([next(on_edge) for _ in lines])]
+    return [[_clockwise(p) for p in pieces] for pieces, _ in ways]
 
 
-def _cut_on_edge(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
-    """:func:`_straight_edge_from_to`, looked at once per line and frame."""
-    key = (a.dtype.str, a.tobytes(), b.tobytes())
-    known = grads.cuts.get(key)
-    if known is None:
-        known = grads.cuts[key] = _straight_edge_from_to(a, b, grads)
-    return known
+def _cuts_on_edge(lines: list[tuple[np.ndarray, np.ndarray]], grads: _Gradients) -> list[bool]:
+    """:func:`_straight_edges`, each line looked at once per frame."""
+    keys = [(a.dtype.str, a.tobytes(), b.tobytes()) for a, b in lines]
+    todo = [n for n, key in enumerate(keys) if key not in grads.cuts]
+    if todo:
+        for n, on_edge in zip(todo, _straight_edges([lines[n] for n in todo], grads), strict=True):
+            grads.cuts[keys[n]] = on_edge
+    return [grads.cuts[key] for key in keys]
 
 
-def _straight_edge_from_to(a: np.ndarray, b: np.ndarray, grads: _Gradients) -> bool:
-    """Does a straight edge run all the way from a to b, as where two touching cards meet?
+def _straight_edges(lines: list[tuple[np.ndarray, np.ndarray]], grads: _Gradients) -> list[bool]:
+    """For each line (a, b): does a straight edge run all the way from a to b, as where two
+    touching cards meet?
 
     A line on a card's face (a crosshair, a wave) stops short of the card's light margin;
     the meeting line of two cards runs from outline to outline, so the samples next to both
-    ends must lie on the edge too.
+    ends must lie on the edge too. All lines are sampled at once, each at offsets across it
+    up to 5% of its length (padded to the longest's).
     """
     ts = _fractions(24, 0.02, 0.98)
-    length = float(np.linalg.norm(b - a))
-    direction = (b - a) / max(length, 1e-6)
-    normal = np.array([direction[1], -direction[0]], np.float32)
-    reach = max(2.0, 0.05 * length)
-    offsets = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
-    base = a[None, :] + ts[:, None] * (b - a)[None, :]
-    pts = _stepped(base, offsets, normal)
-    across = grads.edge_across(pts, np.broadcast_to(normal, pts.shape)) >= EDGE_MIN
+    count = len(lines)
+    base = np.stack([a[None, :] + ts[:, None] * (b - a)[None, :] for a, b in lines])
+    normals = np.empty((count, 2), np.float32)
+    offsets_each = []
+    for n, (a, b) in enumerate(lines):
+        length = float(np.linalg.norm(b - a))
+        direction = (b - a) / max(length, 1e-6)
+        normals[n] = direction[1], -direction[0]
+        reach = max(2.0, 0.05 * length)
+        offsets_each.append(np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32))
+    width = max(map(len, offsets_each))
+    offsets = np.zeros((count, width), np.float32)
+    valid = np.zeros((count, 1, width), bool)
+    for n, row in enumerate(offsets_each):
+        offsets[n, :len(row)] = row
+        valid[n, 0, :len(row)] = True
+    pts = np.empty((count, len(ts), width, 2), np.float32)  # as _stepped, a row per line
+    for axis in (0, 1):
+        pts[..., axis] = base[:, :, None, axis] + offsets[:, None, :] * normals[:, None, None, axis]
+    across = grads.edge_across(pts.reshape(count * len(ts), width, 2),
+                               np.repeat(normals, len(ts), axis=0)[:, None, :])
+    hit = (across >= EDGE_MIN).reshape(count, len(ts), width) & valid
     # Allow the line to wander +-1 px (perspective), then find the offset most samples share.
-    near = across.copy()
+    near = hit.copy()
     for shift in (1, 2):
-        near[:, shift:] |= across[:, :-shift]
-        near[:, :-shift] |= across[:, shift:]
-    best = int(np.count_nonzero(near, axis=0).argmax())
-    strong = near[:, best]
-    return bool(_share(strong) >= 0.7 and (strong[:3].all() or strong[-3:].all()))
+        near[..., shift:] |= hit[..., :-shift]
+        near[..., :-shift] |= hit[..., shift:]
+    near &= valid
+    best = near.sum(axis=1).argmax(axis=1)
+    strong = near[np.arange(count), :, best]  # (lines, samples)
+    return [bool(row.sum() / row.size >= 0.7 and (row[:3].all() or row[-3:].all()))
+            for row in strong]
 
 
 # ---- 4. one quad per card --------------------------------------------------------------------------
