@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import functools
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -441,7 +442,7 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
                 if sure[j] is not card][:3]
         if len(near) < 2:
             continue
-        usual = float(np.median([c.area for c in near]))
+        usual = statistics.median([c.area for c in near])  # np.median's figure, sooner
         short, long = np.mean([sides_of(c.quad) for c in near], axis=0).tolist()
         if k < len(cards) and card.area >= PAIR_SHARE * usual:
             halves = _halves(card, grads, settings, min_area, max_area, (short, long))
@@ -702,7 +703,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
             sure_guess = guessed_size and not corner.short_arm
             support_min = 0.85 if sure_guess else 0.9
             if not sure_guess and paper is None:
-                paper = float(np.median([_margin(c.quad, grads)[1] for c in sure])) if sure \
+                paper = statistics.median([_margin(c.quad, grads)[1] for c in sure]) if sure \
                     else 0.0
             paper_min = MARGIN_PAPER_MIN if paper is None or sure_guess \
                 else max(MARGIN_PAPER_MIN, paper - CORNER_PAPER_SLACK)
@@ -793,7 +794,7 @@ def _far_side_at(v: np.ndarray, along: np.ndarray, across: np.ndarray, guess: fl
     guess. Each sample may find its edge 2 px nearer or further (the far side of a card seen in
     perspective is not quite parallel to the near one)."""
     steps = np.arange(0.75 * guess, 1.35 * guess, 0.5, dtype=np.float32)
-    offsets = np.linspace(0.15 * width, 0.6 * width, 10, dtype=np.float32)
+    offsets = _linspace32(0.15 * width, 0.6 * width, 10)
     pts = (v[None, None, :] + steps[None, :, None] * along[None, None, :]
            + offsets[:, None, None] * across[None, None, :])
     hit = grads.edge_across(pts, np.broadcast_to(along.astype(np.float32), pts.shape)) >= EDGE_MIN
@@ -946,7 +947,7 @@ def _margin_levels(quad: np.ndarray, grads: _Gradients, n: int = 16
     pixels inwards: where a card's paper margin is."""
     base, normal = _side_frames(quad, n, 0.1, 0.9)
     short = float(_side_lengths(quad).min())
-    depths = np.linspace(1.0, max(2.5, 0.08 * short), 6, dtype=np.float32)
+    depths = _linspace32(1.0, max(2.5, 0.08 * short), 6)
     pts = _stepped(base, -depths, normal[:, None, :])
     mx = np.ascontiguousarray(pts[..., 0].reshape(4 * n, -1))
     my = np.ascontiguousarray(pts[..., 1].reshape(4 * n, -1))
@@ -1081,6 +1082,20 @@ def _quad_of(contour: np.ndarray, min_area: float = 0.0) -> np.ndarray | None:
 
 
 # ---- 2. snapping sides onto straight edges -------------------------------------------------------
+
+
+def _linspace32(start: float, stop: float, num: int) -> np.ndarray:
+    """``np.linspace(start, stop, num, dtype=np.float32)`` for two floats, the same figures
+    (numpy's own arithmetic: float64 steps from the start, the stop exact, then float32)."""
+    values = np.arange(num, dtype=np.float64)
+    step = (stop - start) / (num - 1)
+    if step == 0:
+        values *= 0.0
+    else:
+        values *= step
+    values += start
+    values[-1] = stop
+    return values.astype(np.float32)
 
 
 @functools.lru_cache(maxsize=128)
@@ -1240,7 +1255,7 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
         return None
     # A card's margin is as wide on every side: a side that found no edge (a touching card
     # beside it) or an edge far off the others moves out as far as the others do.
-    typical = float(np.median(known))
+    typical = statistics.median(known)
     out = [d if d is not None and abs(d - typical) <= max(2.0, 0.4 * typical) else typical
            for d in found]
     left, right, top, bottom = mx - out[0], mx + w + out[1], my - out[2], my + h + out[3]
