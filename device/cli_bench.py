@@ -42,6 +42,9 @@ def _vision_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-memory", action="store_true",
                    help="skip measuring the peak memory of `ducktable identify`")
     p.add_argument("--model", help="a card classifier .onnx (default: the shipped one)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="processes reading the accuracy scenes at once, one core each (default 1); "
+                        "the speed and memory figures are always taken afterwards on one core")
 
 
 def _run_vision(args: argparse.Namespace) -> int:
@@ -51,6 +54,8 @@ def _run_vision(args: argparse.Namespace) -> int:
     for name in ("scenes", "empty", "speed_frames", "capture_scenes"):
         if getattr(args, name) < 0:
             raise UserError(f"--{name.replace('_', '-')} must not be negative")
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1")
     if args.scenes == 0 and args.empty == 0 and args.speed_frames == 0 and args.capture_scenes == 0:
         raise UserError("nothing to measure: give --scenes, --empty, --speed-frames or --capture-scenes above 0")
     try:
@@ -59,7 +64,7 @@ def _run_vision(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     figures = bench.run(args.scenes, seed=args.seed, empty_frames=args.empty,
                         speed_frames=args.speed_frames, capture_scenes=args.capture_scenes,
-                        classifier=classifier,
+                        classifier=classifier, jobs=args.jobs, model=args.model,
                         measure_memory=not args.no_memory,
                         progress=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
     print(bench.report(figures))

@@ -212,3 +212,28 @@ def test_bench_without_a_benchmark_lists_them(capsys: pytest.CaptureFixture[str]
     assert cli.main(["bench"]) == 2
     out = capsys.readouterr().out
     assert "vision" in out and "all" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--jobs", "0"], "--jobs must be at least 1"),
+    (["--scenes", "-1"], "--scenes must not be negative"),
+    (["--scenes", "0", "--empty", "0", "--speed-frames", "0", "--capture-scenes", "0"],
+     "nothing to measure"),
+])
+def test_bench_vision_argument_problems_are_one_line(
+        tmp_path: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["--data-dir", str(tmp_path), "bench", "vision", *argv])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bench_vision_reads_scenes_in_several_processes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The worker processes load the shipped model themselves; the report is the usual one."""
+    status = cli.main(["--data-dir", str(tmp_path), "bench", "vision", "--jobs", "2",
+                       "--scenes", "3", "--empty", "0", "--speed-frames", "0",
+                       "--capture-scenes", "0", "--no-memory"])
+    captured = capsys.readouterr()
+    assert status == 0 and "in 2 processes" in captured.err
+    found = re.search(r"label accuracy +[01]\.\d{4} of matched cards \((\d+) of (\d+)\)", captured.out)
+    assert found and int(found[2]) >= 20  # three scenes' cards, read

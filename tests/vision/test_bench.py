@@ -1,0 +1,30 @@
+"""The vision bench read in several processes gives the figures one process gives."""
+
+from __future__ import annotations
+
+import pytest
+from ducktable.vision import bench
+from ducktable.vision.bench import CAPTURE_SIZE, EMPTY_SEED_OFFSET, Tally, parallel_checks, pipeline_check
+from ducktable.vision.classify import CardClassifier
+from ducktable.vision.pipeline import CardReader
+
+
+def test_several_processes_read_the_scenes_as_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "CHUNK_SCENES", 2)  # three scenes: two chunks, summed in order
+    parts = [(range(5, 8), {}), (range(EMPTY_SEED_OFFSET, EMPTY_SEED_OFFSET + 1), {"empty": True}),
+             (range(5, 6), {"as_run_reads": True, "size": CAPTURE_SIZE})]
+    reader = CardReader(CardClassifier.load(threads=1))
+    alone = [pipeline_check(seeds, reader, **options) for seeds, options in parts]
+    assert alone[0].cards > 10 and alone[0].labelled_right > 10
+    assert parallel_checks(parts, jobs=2) == alone
+
+
+def test_tallies_add_up() -> None:
+    a = Tally(frames=1, cards=5, matched=4, detections=5, labelled=4, labelled_right=3,
+              misses=[(1, "duck/red-1")])
+    b = Tally(frames=2, cards=7, matched=7, detections=8, labelled=7, labelled_right=7,
+              named_false=1, misses=[(2, "back")])
+    total = a + b
+    assert (total.frames, total.cards, total.matched, total.detections) == (3, 12, 11, 13)
+    assert total.misses == [(1, "duck/red-1"), (2, "back")] and total.named_false == 1
+    assert total.recall == 11 / 12
