@@ -35,8 +35,8 @@ How, in seven steps:
    where the guessed size does not snap, the far sides are looked for on edges near it. A
    rounded corner the polygon cut off is one corner; an outline broken by dots touching it
    still has a corner with one arm nearly a whole side. Where one arm runs along a
-   neighbour's outline, the card lies across that arm. At most 150 corners a round, the
-   best-shaped first (a checked cloth offers hundreds).
+   neighbour's outline, the card lies across that arm. The best-shaped corners are tried
+   first, at most 50 a round (a checked cloth offers hundreds).
 7. *Sizes*: a card smaller and squatter than the cards beside it, whose sides run on past
    one of its sides, was cut at a line across its face (a wave band): it is extended to the
    next edge (so is a candidate too square to be a card). A card twice their size whose halves
@@ -95,10 +95,11 @@ CORNER_PAPER_SLACK = 0.18
 (see :func:`_margin`) as the median well-outlined card's in the same frame, less this. Cells
 of a light checked cloth measure about 0.2 less than the cards on it; of 5,971 cards found in
 the 500 bench scenes, 69 (1.2%) measure more than 0.18 less, and of 99 false detections, 30."""
-MAX_CORNER_TRIES = 150
-"""Corners completed to a card per frame at most (see :func:`_from_corners`): a bench table
-needs a median of 1 and at most 123 (150 scenes), a gingham cloth offers over 600, each a
-snap; past this many, the corners whose arms best match a card's sides are tried first."""
+MAX_CORNER_TRIES = 50
+"""Corners completed to a card per round at most (see :func:`_from_corners`), those whose arms
+best match a card's sides first: in 200 bench frames (scenes 0-119 and 500-539, 40 empty
+tables) 42 had a card found at a corner, at a median of the 2nd try and at most the 40th; 7
+offered more than 50 corners (at most 262), a gingham cloth offers over 600, each a snap."""
 CARD_ARMS = (1.2, 1.75)
 """Long over short arm of a corner taken for a whole card's two sides when no card was found
 to measure it by (see :func:`_from_corners`)."""
@@ -378,6 +379,8 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
     tried: list[_Tried] = []  # largest first
     for area, quad in sorted(((_area(q), q) for q in _candidate_quads(grads, min_area, merged)),
                              key=lambda item: -item[0]):
+        if area < min_area:
+            continue  # smaller than a card (of 1,953 such tried in 230 frames, none became one)
         if _explained(area, quad, found):
             continue
         if not _card_shaped(quad, 0.85 * settings.min_aspect, 3.3 * settings.max_aspect,
@@ -596,8 +599,9 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     would lie on a card found, the card across that arm is tried instead. Every corner is
     first tried at the guessed size, then, where nothing was found, with its far sides looked
     for on edges near it (:func:`_corner_cards`), which must also be well edged and about as
-    neutral as the cards found. At most :data:`MAX_CORNER_TRIES` are tried in each round, so
-    that a checked cloth cannot take a second a frame.
+    neutral as the cards found. The corners whose arms best match a card's sides are tried
+    first, at most :data:`MAX_CORNER_TRIES` in each round, so that a checked cloth cannot take
+    a second a frame.
 
     ``measure_by``: the cards whose sizes guide the guesses (default: the well-outlined ones),
     given for a second round on a table where no card was well outlined (a light cloth whose
@@ -682,8 +686,10 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
                                         + (da is not ua or db is not ub),
                                         _Corner(v, da, db, sa, sb, short_arm)))
                         break  # a reflected arm only where the card's own side is covered
-    if len(corners) > MAX_CORNER_TRIES:  # a checked or striped cloth: its best-shaped corners first
-        corners.sort(key=lambda corner: corner[0])
+    # The best-shaped corners first: a card completed from a corner whose arms match a card's
+    # sides is placed before a worse guess overlapping it can be (and a checked or striped
+    # cloth's hundreds of corners are cut to the best).
+    corners.sort(key=lambda corner: corner[0])
     out: list[_Found] = []
     placed = _Quads([c.quad for c in cards])  # the cards found so far
     # First each corner completed to the size guessed (snapped a little further than usual),
