@@ -1008,7 +1008,7 @@ def _candidate_quads(grads: _Gradients, min_area: float,
         if not contours:
             continue
         # Most contours are specks of texture: judge all their boxes at once.
-        boxes, hull_bounds = _box_sizes(contours)
+        boxes, hull_bounds = _contour_bounds(contours)
         large = np.flatnonzero((boxes[:, 0] * boxes[:, 1] >= min_area * 0.7)
                                & (boxes.min(axis=1) >= 10))
         for index in large.tolist():
@@ -1029,7 +1029,7 @@ def _candidate_quads(grads: _Gradients, min_area: float,
     return quads
 
 
-def _box_sizes(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _contour_bounds(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Width and height of each contour's bounding box (as ``cv2.boundingRect`` has them),
     and a bound on its convex hull's area (the octagon of its extents along x, y and both
     diagonals), all at once: a textured table gives thousands of contours a map, and a

@@ -472,14 +472,14 @@ def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are
     assert sum(best_match(bounded, q) > 0.8 for q in truth) == len(truth) - 1  # one lies under a hand
 
 
-def test_contour_boxes_are_measured_as_opencv_measures_them() -> None:
-    from ducktable.vision.detect import _box_sizes
+def test_contour_boxes_are_measured_as_opencv_measures_them_and_bound_their_hulls() -> None:
+    from ducktable.vision.detect import _contour_bounds
 
     edges = cv2.Canny(render_scene(7).image, 20, 50)
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     assert len(contours) > 100
     expected = np.array([cv2.boundingRect(c)[2:] for c in contours])
-    boxes, hull_bounds = _box_sizes(contours)
+    boxes, hull_bounds = _contour_bounds(contours)
     assert (boxes == expected).all()
     # The bound on a hull's area never falls below it (contours it rules out could not be
     # cards), and is far tighter than the box for a diagonal line.
@@ -487,10 +487,10 @@ def test_contour_boxes_are_measured_as_opencv_measures_them() -> None:
     assert (hull_bounds >= hulls).all()
     line = np.array([[[x, x]] for x in range(200)] + [[[x, x + 2]] for x in range(199, -1, -1)],
                     np.int32)  # a diagonal line, 2 px thick
-    box_area = np.prod(_box_sizes([line])[0][0])
-    assert _box_sizes([line])[1][0] < 0.05 * box_area
+    box_area = np.prod(_contour_bounds([line])[0][0])
+    assert _contour_bounds([line])[1][0] < 0.05 * box_area
     square = np.array([[[10, 10]], [[60, 10]], [[60, 40]], [[10, 40]]], np.int32)
-    assert _box_sizes([square])[1][0] == cv2.contourArea(square) == 1500
+    assert _contour_bounds([square])[1][0] == cv2.contourArea(square) == 1500
 
 
 def test_cards_are_cut_from_a_detail_picture_of_the_same_view() -> None:
