@@ -167,7 +167,7 @@ def parallel_checks(parts: Sequence[tuple[Sequence[int], dict[str, Any]]], jobs:
     """:func:`pipeline_check` of each part (seeds, options), read by ``jobs`` worker processes
     with the shipped (or ``model``) classifier: the same tallies as one process gives, ``jobs``
     times sooner on as many cores (500 scenes take minutes on one)."""
-    tasks = [(part, (list(seeds)[i:i + CHUNK_SCENES], options))
+    tasks = [(part, (seeds[i:i + CHUNK_SCENES], options))
              for part, (seeds, options) in enumerate(parts)
              for i in range(0, len(seeds), CHUNK_SCENES)]
     totals = [Tally() for _ in parts]
@@ -261,24 +261,25 @@ def run(
         classifier = CardClassifier.load(threads=1)
     reader = CardReader(classifier)
     say = progress or (lambda _: None)
-    main_seeds = range(seed, seed + scenes)
-    empty_seeds = range(seed + EMPTY_SEED_OFFSET, seed + EMPTY_SEED_OFFSET + empty_frames)
-    capture_seeds = range(seed, seed + capture_scenes)
-    capture_options: dict[str, Any] = {"as_run_reads": True, "size": CAPTURE_SIZE}
+    captured = f"tables taken at {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]}"
+    parts: list[tuple[str, Sequence[int], dict[str, Any]]] = [  # what, seeds, scene options
+        ("table scenes", range(seed, seed + scenes), {}),
+        ("empty tables", range(seed + EMPTY_SEED_OFFSET, seed + EMPTY_SEED_OFFSET + empty_frames),
+         {"empty": True}),
+        (captured, range(seed, seed + capture_scenes), {"as_run_reads": True, "size": CAPTURE_SIZE}),
+    ]
     if jobs > 1:
-        say(f"reading {scenes} table scenes, {empty_frames} empty tables and {capture_scenes} "
-            f"tables taken at {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]} in {jobs} processes")
-        main, empty, capture = parallel_checks(
-            [(main_seeds, {}), (empty_seeds, {"empty": True}), (capture_seeds, capture_options)],
-            jobs, model)
+        say(", ".join(f"reading {len(seeds)} {what}" for what, seeds, _ in parts)
+            + f" in {jobs} processes")
+        main, empty, capture = parallel_checks([(seeds, options) for _, seeds, options in parts],
+                                               jobs, model)
     else:
-        say(f"reading {scenes} table scenes")
-        main = pipeline_check(main_seeds, reader)
-        say(f"reading {empty_frames} empty tables")
-        empty = pipeline_check(empty_seeds, reader, empty=True)
-        if capture_scenes:
-            say(f"reading {capture_scenes} tables taken at {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]}")
-        capture = pipeline_check(capture_seeds, reader, **capture_options)
+        tallies = []
+        for what, seeds, options in parts:
+            if seeds:
+                say(f"reading {len(seeds)} {what}")
+            tallies.append(pipeline_check(seeds, reader, **options))
+        main, empty, capture = tallies
     say(f"timing {speed_frames} tables with 12 cards")
     speed_scenes = [render_scene(seed + SPEED_SEED_OFFSET + i, n_cards=12)
                     for i in range(speed_frames)]

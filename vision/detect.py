@@ -1094,11 +1094,7 @@ def _linspace32(start: float, stop: float, num: int) -> np.ndarray:
     """``np.linspace(start, stop, num, dtype=np.float32)`` for two floats, the same figures
     (numpy's own arithmetic: float64 steps from the start, the stop exact, then float32)."""
     values = np.arange(num, dtype=np.float64)
-    step = (stop - start) / (num - 1)
-    if step == 0:
-        values *= 0.0
-    else:
-        values *= step
+    values *= (stop - start) / (num - 1)
     values += start
     values[-1] = stop
     return values.astype(np.float32)
