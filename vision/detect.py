@@ -102,6 +102,9 @@ this. Over 1,300 bench frames (scenes 0-799 and 500 taken at 1920 x 1080), of 68
 completed from corners, 17 of the 41 that were no card measured more than 0.28 less (patches
 of tinted table), and 2 of the 642 real ones; of 18,034 corners tried in vain, half did, and
 each of those had cost two snaps or more."""
+CORNERS_MEASURED_AT_ONCE = 128
+"""How many corners :func:`_corner_paperness` measures in one go, as far as the corners are
+tried: most frames try fewer, and a checked cloth offers thousands."""
 MAX_CORNER_TRIES = 50
 """Corners completed to a card per round at most (see :func:`_from_corners`), those whose arms
 best match a card's sides first: in 200 bench frames (scenes 0-119 and 500-539, 40 empty
@@ -703,7 +706,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     # First each corner completed to the size guessed (snapped a little further than usual),
     # then, where that found nothing, to sides found on edges near the guess.
     paper: float | None = None  # the cards' margin paperness, measured when first needed
-    on_paper = np.ones(0, bool)  # per corner, measured then too
+    inside = np.full(len(corners), np.nan, np.float32)  # _corner_paperness, when first needed
     for guessed_size in (True, False):
         tried = _Quads()
         for n, (_, corner) in enumerate(corners):
@@ -716,9 +719,10 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
             if paper is None:
                 paper = statistics.median([_margin(c.quad, grads)[1] for c in sure]) if sure \
                     else 0.0
-                on_paper = _corner_paperness([c for _, c in corners], grads) \
-                    >= paper - CORNER_GATE_SLACK if paper else np.ones(len(corners), bool)
-            if not on_paper[n]:
+            if paper and np.isnan(inside[n]):  # measured a batch at a time, as far as needed
+                batch = slice(n, n + CORNERS_MEASURED_AT_ONCE)
+                inside[batch] = _corner_paperness([c for _, c in corners[batch]], grads)
+            if paper and inside[n] < paper - CORNER_GATE_SLACK:
                 continue  # no paper inside the corner: a card's margin would show there
             tried.add(quad)
             # A card from a less sure guess must be well edged, on paper.
@@ -758,13 +762,13 @@ def _corner_paperness(corners: Sequence[_Corner], grads: _Gradients) -> np.ndarr
     # Along arm a, inwards along arm b; then along arm b, inwards along arm a.
     runs = (ts[None, None, :] * sides[:, :, None])[..., None, None] * along[:, :, None, None, :]
     inwards = depths[:, None, None, :, None] * along[:, ::-1, None, None, :]
-    pts = (at[:, None] + runs + inwards).reshape(-1, 6, 2)
-    mx = np.ascontiguousarray(pts[..., 0])
-    my = np.ascontiguousarray(pts[..., 1])
+    pts = at[:, None] + runs + inwards
+    mx = np.ascontiguousarray(pts[..., 0].reshape(len(corners), -1))  # a row per corner
+    my = np.ascontiguousarray(pts[..., 1].reshape(len(corners), -1))
     level = cv2.remap(grads.blurred, mx, my, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
+                      borderMode=cv2.BORDER_REPLICATE).reshape(-1, 6).max(axis=1).astype(np.float32)
     paper = cv2.remap(grads.paper, mx, my, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
+                      borderMode=cv2.BORDER_REPLICATE).reshape(-1, 6).max(axis=1).astype(np.float32)
     return np.median((paper / np.maximum(level, 1.0)).reshape(len(corners), -1), axis=1)
 
 

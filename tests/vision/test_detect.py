@@ -760,3 +760,18 @@ def test_a_corner_with_no_paper_inside_is_not_completed_to_a_card(seed: int) -> 
     found = detect_cards(scene.image)
     matched, _ = match(scene.cards, [d.quad for d in found])
     assert len(found) >= 5 and len(matched) == len(found)
+
+
+def test_thousands_of_corners_are_measured_at_once() -> None:
+    """A checked cloth offers thousands of corners a frame (OpenCV's remap takes at most
+    32,767 rows of sample points): each is measured as it is alone."""
+    image = plain_table((40, 90, 40))
+    image[100:280, 100:220] = 250
+    grads = detect._Gradients(image)
+    right, down = np.array([1, 0], np.float32), np.array([0, 1], np.float32)
+    corners = [detect._Corner(np.array((100 + i % 7, 100 + i % 5), np.float32), right, down,
+                              120.0, 180.0) for i in range(3000)]
+    many = detect._corner_paperness(corners, grads)
+    assert many.shape == (3000,)
+    assert np.array_equal(many[:35], detect._corner_paperness(corners[:35], grads))
+    assert many.min() >= 0.8
