@@ -15,9 +15,10 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(VENV)/bin/ducktable demo
 
-## Run the whole test suite (installs Debian's chromium for the browser tests when missing).
+## Run the whole test suite, one process per core (installs Debian's chromium for the browser
+## tests when missing). `.venv/bin/pytest tests/...` runs a part of it in one process.
 test: $(VENV)/.installed browser-deps
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
