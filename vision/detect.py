@@ -705,7 +705,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     placed = _Quads([c.quad for c in cards])  # the cards found so far
     # First each corner completed to the size guessed (snapped a little further than usual),
     # then, where that found nothing, to sides found on edges near the guess.
-    paper: float | None = None  # the cards' margin paperness, measured when first needed
+    paper: float | None = None  # the cards' margin paperness, measured at the first try
     inside = np.full(len(corners), np.nan, np.float32)  # _corner_paperness, when first needed
     for guessed_size in (True, False):
         tried = _Quads()
@@ -728,7 +728,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
             # A card from a less sure guess must be well edged, on paper.
             sure_guess = guessed_size and not corner.short_arm
             support_min = 0.85 if sure_guess else 0.9
-            paper_min = MARGIN_PAPER_MIN if paper is None or sure_guess \
+            paper_min = MARGIN_PAPER_MIN if sure_guess \
                 else max(MARGIN_PAPER_MIN, paper - CORNER_PAPER_SLACK)
             for guess in [quad] if guessed_size else _corner_cards(corner, grads):
                 snapped = _snap(guess, grads, CORNER_REACH)
