@@ -106,10 +106,14 @@ CORNERS_MEASURED_AT_ONCE = 128
 """How many corners :func:`_corner_paperness` measures in one go, as far as the corners are
 tried: most frames try fewer, and a checked cloth offers thousands."""
 MAX_CORNER_TRIES = 50
-"""Corners completed to a card per round at most (see :func:`_from_corners`), those whose arms
-best match a card's sides first: in 200 bench frames (scenes 0-119 and 500-539, 40 empty
-tables) 42 had a card found at a corner, at a median of the 2nd try and at most the 40th; 7
-offered more than 50 corners (at most 262), a gingham cloth offers over 600, each a snap."""
+"""Corners completed to a card at the guessed size at most (see :func:`_from_corners`), those
+whose arms best match a card's sides first: in 200 bench frames (scenes 0-119 and 500-539, 40
+empty tables) 42 had a card found at a corner, at a median of the 2nd try and at most the 40th;
+7 offered more than 50 corners (at most 262), a gingham cloth offers over 600, each a snap."""
+MAX_FAR_SIDE_TRIES = 20
+"""Corners then completed to far sides found on edges at most (up to three guesses and six snaps
+each): over 1,300 bench frames the 41 cards found so were found by the 16th such try, and on a
+gingham cloth every frame used to try 50, most of its time."""
 CARD_ARMS = (1.2, 1.75)
 """Long over short arm of a corner taken for a whole card's two sides when no card was found
 to measure it by (see :func:`_from_corners`)."""
@@ -611,8 +615,9 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
     for on edges near it (:func:`_corner_cards`), which must also be well edged and about as
     neutral as the cards found. A corner with no paper just inside it (see
     :data:`CORNER_GATE_SLACK`) is not tried at all. The corners whose arms best match a card's
-    sides are tried first, at most :data:`MAX_CORNER_TRIES` in each round, so that a checked
-    cloth cannot take a second a frame.
+    sides are tried first, at most :data:`MAX_CORNER_TRIES` at the guessed size and
+    :data:`MAX_FAR_SIDE_TRIES` with far sides found on edges, so that a checked cloth cannot
+    take a second a frame.
 
     ``measure_by``: the cards whose sizes guide the guesses (default: the well-outlined ones),
     given for a second round on a table where no card was well outlined (a light cloth whose
@@ -714,7 +719,7 @@ def _from_corners(merged: list[np.ndarray], cards: list[_Found], grads: _Gradien
             area = _area(quad)
             if placed.share_more(quad, 0.3 * area) or tried.share_more(quad, 0.85 * area):
                 continue
-            if len(tried.quads) == MAX_CORNER_TRIES:
+            if len(tried.quads) == (MAX_CORNER_TRIES if guessed_size else MAX_FAR_SIDE_TRIES):
                 break
             if paper is None:
                 paper = statistics.median([_margin(c.quad, grads)[1] for c in sure]) if sure \
