@@ -767,13 +767,7 @@ def _corner_paperness(corners: Sequence[_Corner], grads: _Gradients) -> np.ndarr
     # Along arm a, inwards along arm b; then along arm b, inwards along arm a.
     runs = (ts[None, None, :] * sides[:, :, None])[..., None, None] * along[:, :, None, None, :]
     inwards = depths[:, None, None, :, None] * along[:, ::-1, None, None, :]
-    pts = at[:, None] + runs + inwards
-    mx = np.ascontiguousarray(pts[..., 0].reshape(len(corners), -1))  # a row per corner
-    my = np.ascontiguousarray(pts[..., 1].reshape(len(corners), -1))
-    level = cv2.remap(grads.blurred, mx, my, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).reshape(-1, 6).max(axis=1).astype(np.float32)
-    paper = cv2.remap(grads.paper, mx, my, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).reshape(-1, 6).max(axis=1).astype(np.float32)
+    level, paper = _lightest_inwards(at[:, None] + runs + inwards, grads)  # a row per corner
     return np.median((paper / np.maximum(level, 1.0)).reshape(len(corners), -1), axis=1)
 
 
@@ -1002,14 +996,22 @@ def _margin_levels(quad: np.ndarray, grads: _Gradients, n: int = 16
     base, normal = _side_frames(quad, n, 0.1, 0.9)
     short = float(_side_lengths(quad).min())
     depths = _linspace32(1.0, max(2.5, 0.08 * short), 6)
-    pts = _stepped(base, -depths, normal[:, None, :])
-    mx = np.ascontiguousarray(pts[..., 0].reshape(4 * n, -1))
-    my = np.ascontiguousarray(pts[..., 1].reshape(4 * n, -1))
-    level = cv2.remap(grads.blurred, mx, my, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
-    paper = cv2.remap(grads.paper, mx, my, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).max(axis=1).astype(np.float32)
+    level, paper = _lightest_inwards(_stepped(base, -depths, normal[:, None, :]), grads)
     return level.reshape(4, n), paper.reshape(4, n)
+
+
+def _lightest_inwards(pts: np.ndarray, grads: _Gradients) -> tuple[np.ndarray, np.ndarray]:
+    """The lightest grey level and paperness over the last-but-one axis of ``pts`` (..., depths,
+    2): for each sample along an outline, the paper margin found going inwards. Flat arrays, in
+    the order of ``pts``; one row of samples per entry of its first axis (OpenCV's remap takes
+    at most 32,767 rows)."""
+    depth = pts.shape[-2]
+    mx = np.ascontiguousarray(pts[..., 0].reshape(len(pts), -1))
+    my = np.ascontiguousarray(pts[..., 1].reshape(len(pts), -1))
+    level = cv2.remap(grads.blurred, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    paper = cv2.remap(grads.paper, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return (level.reshape(-1, depth).max(axis=1).astype(np.float32),
+            paper.reshape(-1, depth).max(axis=1).astype(np.float32))
 
 
 def _part_of_grid(cand: _Found, grads: _Gradients) -> bool:
