@@ -756,7 +756,8 @@ def test_paper_just_inside_a_corner_tells_a_card_from_a_coloured_patch() -> None
 def test_a_corner_with_no_paper_inside_is_not_completed_to_a_card(seed: int) -> None:
     """Benchmark scenes under tinted light where patches of table were completed from corners
     to cards (4 and 2 of them): the paper inside those corners measured 0.29-0.42 less than
-    the cards' margins, the real cards' corners at most 0.2 less."""
+    the cards' margins (of 642 real cards completed from corners in 1,300 bench frames, 2
+    measured more than 0.28 less)."""
     scene = render_scene(seed)
     found = detect_cards(scene.image)
     matched, _ = match(scene.cards, [d.quad for d in found])
