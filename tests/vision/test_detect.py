@@ -513,6 +513,7 @@ def test_filling_one_pixel_holes_leaves_every_other_contour_as_it_was() -> None:
     assert len(outlines) == len(kept)
     assert all(np.array_equal(a, b) for a, b in zip(outlines, kept, strict=True))
 
+
 def test_cards_are_cut_from_a_detail_picture_of_the_same_view() -> None:
     """The table reader searches a 1280 x 720 view of a larger camera picture: the quads stay
     in the view's pixels, the crops come from the full picture (more pixels per index)."""
