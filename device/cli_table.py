@@ -63,15 +63,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--max-frames", type=int, help="truth/model modes: stop each game after this many frames")
     p.add_argument("--jobs", type=int, default=1, help="games replayed at once, one process each (default 1)")
     p.add_argument("--write-frames", metavar="DIR",
-                   help="card games, truth/model modes: also write the first game's frames as JPEGs here")
+                   help="truth/model modes: also write the first game's frames as JPEGs here")
     p.add_argument("--snapshots", metavar="DIR",
                    help="card games, truth/model modes: keep each game's camera reads here and reuse them next "
                         "time (inference changes then replay in seconds); delete DIR after changing the "
                         "renderer, detector or cover watch")
     p.add_argument("--capture", metavar="WxH",
-                   help="card games, truth/model modes: take the pictures at this size (the same table, more "
-                        "pixels, e.g. 1920x1080 as the Pi camera's main stream), read at 1280x720 with the cards "
-                        "cut from the full picture, as `ducktable run` does")
+                   help="truth/model modes: take the pictures at this size (the same table, more pixels, e.g. "
+                        "1920x1080 as the Pi camera's main stream) and read them as `ducktable run` does: at "
+                        "1280x720 (Ducky Ducky: the whole picture), the cards cut from the full picture")
     p.add_argument("--json", action="store_true", help="print one JSON line per game and a summary line")
     p.set_defaults(func=cmd_replay_video)
 
@@ -125,14 +125,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
     from ducktable.vision.calibrate import CalibrationError, calibrate_from_corners, calibrate_from_markers
     from ducktable.vision.layout import LayoutError
-    from ducktable.vision.reader import reading_view
+    from ducktable.vision.reader import calibration_view
 
     picture = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if picture is None:
         raise UserError(f"cannot read the picture {args.image}; give a JPEG or PNG taken by the table camera")
-    # The camera reader works at this size: at most 1280 px across, but Ducky Ducky's board with
-    # the seats' piles beyond it needs every pixel of a wide view (vision/boards.py's PILES_FRAME).
-    frame = picture if args.game == "ducky" else reading_view(picture)[0]
+    frame = calibration_view(picture, args.game)  # the size the camera reader works at
     scale = frame.shape[1] / picture.shape[1]
     try:
         layout = table_layout(args.game, args.players)

@@ -21,6 +21,7 @@ import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 import cv2
@@ -1568,7 +1569,8 @@ def format_game_bench(result: Mapping[str, Any]) -> str:
 
 def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
                      misread: float = 0.02, seconds: dict[str, float] | None = None,
-                     piles: str = "script") -> Iterator[TableSnapshot]:
+                     piles: str = "script", capture_size: tuple[int, int] | None = None,
+                     frames_dir: str | None = None) -> Iterator[TableSnapshot]:
     """Snapshots whose board zones (river and logs, or the line) are read from rendered frames by
     the board reader (a fixed camera calibrated from its markers, hands drawn where a script
     frame puts them, fresh noise every frame). ``piles`` says how the cards beside the board are
@@ -1576,13 +1578,22 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
     and "model" draw them where the camera reader expects them (:mod:`.pile_layouts`; Ducky
     Ducky's in a wider 1080p view) and read them as it does (:class:`.pile_reading.CardZones`),
     naming the cards found by their true labels or with the shipped classifier. Ducky Ducky's
-    piles are drawn in "model" mode only (see :func:`_piles_drawn`)."""
+    piles are drawn in "model" mode only (see :func:`_piles_drawn`). ``capture_size``: the
+    pictures are taken at this size (the same table and view, more or fewer pixels) and read as
+    ``ducktable run`` reads them: calibrated and read at :func:`~.reader.calibration_view`'s
+    size, the cards cut from the whole picture. ``frames_dir``: the pictures are also written
+    there as JPEGs."""
+    from .reader import calibration_view, reading_view
+
     rng = np.random.default_rng([seed, 0xCA3E])
     river = RiverBoard.of(resolve_layout(None)) if game.game == "ducky" else None
     line = LineBoard()
     pile = _piles_drawn(game.game, piles)
     size = PILES_FRAME if pile and river is not None else (1280, 720)
     homography = piles_view(rng) if size == PILES_FRAME else random_view(rng)
+    if capture_size is not None:
+        homography = np.diag([capture_size[0] / size[0], capture_size[1] / size[1], 1.0]) @ homography
+        size = capture_size
     layout = _pixel_layout(game.game, len(game.players), pile)
     pixel_zones = {z.name for z in layout.zones}
     played = infer_sitting.PLAYED_ZONE
@@ -1612,6 +1623,9 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
 
     bare = {**shots[0].contents(), played: ()}  # the empty table: no action card played yet
     first, _ = photograph(None, homography, rng, seen=view_for(bare), size=size)
+    if capture_size is not None:
+        first = calibration_view(first, game.game)
+    read_size = (first.shape[1], first.shape[0])
     calibrated = calibrate_from_markers(layout, first).layout
     reader: RiverReader | LineReader = (RiverReader(river, calibrated) if river is not None
                                         else LineReader(line, calibrated))
@@ -1621,20 +1635,25 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
         top = shown[0]
         return [(top, 0.95) if top is not None else (UNKNOWN, 0.1) for _ in detections]
 
-    cards = _pile_reader(game.game, calibrated, size, true_labels, piles) if pile else None
+    cards = _pile_reader(game.game, calibrated, read_size, true_labels, piles) if pile else None
+    if frames_dir is not None:
+        Path(frames_dir).mkdir(parents=True, exist_ok=True)
     others = oracle_snapshots(shots, misread=misread, seed=seed)
     for index, (shot, oracle) in enumerate(zip(shots, others, strict=True)):
         zones = shot.contents()
         hands = [_middle([layout.zone(z).centre for z in names]) for names in shot.hand_zones()
                  if all(z in pixel_zones for z in names)]
         t0 = time.perf_counter()
-        image, _ = photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
-                              seen=view_for(zones), size=size)
+        picture, _ = photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
+                                seen=view_for(zones), size=size)
         t1 = time.perf_counter()
+        if frames_dir is not None:
+            cv2.imwrite(f"{frames_dir}/frame-{index:05d}.jpg", picture)
+        image, detail = (picture, None) if capture_size is None else reading_view(picture, read_size)
         reads = reader.read(image)
         if cards is not None:
             shown[0] = _top(zones, played)
-            reads.update(cards.read(image))
+            reads.update(cards.read(image, detail))
         if seconds is not None:
             seconds["render"] = seconds.get("render", 0.0) + t1 - t0
             seconds["read"] = seconds.get("read", 0.0) + time.perf_counter() - t1
@@ -1687,16 +1706,19 @@ def _middle(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 
 def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int | None = None,
-                  hold: int | None = None, max_frames: int | None = None, piles: str = "truth") -> FollowResult:
+                  hold: int | None = None, max_frames: int | None = None, piles: str = "truth",
+                  capture_size: tuple[int, int] | None = None, frames_dir: str | None = None
+                  ) -> FollowResult:
     """One bot game followed with its board read from rendered frames (slow: a frame ~0.1 s);
-    ``piles``: see :func:`camera_snapshots`. The cell figures count the zones read from pixels
-    only (the others come from the script)."""
+    ``piles``, ``capture_size`` and ``frames_dir``: see :func:`camera_snapshots`. The cell figures count the
+    zones read from pixels only (the others come from the script)."""
     true = bot_game(game, seed, players)
     shots = script_for(true, seed, hold=hold)
     if max_frames is not None:
         shots = shots[:max_frames]
     seconds: dict[str, float] = {}
-    snapshots = camera_snapshots(true, shots, seed, misread=misread, seconds=seconds, piles=piles)
+    snapshots = camera_snapshots(true, shots, seed, misread=misread, seconds=seconds, piles=piles,
+                                 capture_size=capture_size, frames_dir=frames_dir)
     counted = _CellCount(shots, pixel_zones(game, piles, len(true.players)))
     result = follow(true, zip(counted.wrap(snapshots), (shot.event_index for shot in shots), strict=True),
                     seed=seed)

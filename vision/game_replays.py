@@ -126,9 +126,10 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
     None: 3 for the card games, chosen by the seed for the board games. ``hold`` None: the
     game's own (:data:`DEFAULT_HOLD`). ``misread`` applies in oracle mode and to the board
     games' card piles. ``frames_dir`` keeps the rendered frames as JPEGs; ``snapshots_dir``
-    (DUCK only) keeps the camera's reads for the next run. ``capture_size`` (card games'
-    truth and model modes) takes the pictures at that size and reads them as ``ducktable run``
-    does: at 1280 x 720, the cards cut from the full picture."""
+    (DUCK only) keeps the camera's reads for the next run. ``capture_size`` (truth and model
+    modes) takes the pictures at that size and reads them as ``ducktable run`` does: at the
+    size the table is calibrated at (1280 x 720; Ducky Ducky's whole picture), the cards cut
+    from the full picture."""
     check(game, mode, players)
     held = DEFAULT_HOLD[game] if hold is None else hold
     if held < MIN_HOLD:
@@ -137,13 +138,13 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
     if snapshots_dir is not None and game in ("ducky", "sitting"):
         raise ReplayUnavailable("keeping the camera's reads (--snapshots) works for the card games (duck, grey, "
                                 "bruce); the board games' reads are quick to take again")
-    if frames_dir is not None and (game in ("ducky", "sitting") or mode == "oracle"):
-        raise ReplayUnavailable("frames are written only by the card games' truth and model modes")
-    if capture_size is not None and (game in ("ducky", "sitting") or mode == "oracle"):
-        raise ReplayUnavailable("--capture works for the card games' (duck, grey, bruce) truth and model modes")
+    if frames_dir is not None and mode == "oracle":
+        raise ReplayUnavailable("frames are written in truth and model modes: the oracle draws no pictures")
+    if capture_size is not None and mode == "oracle":
+        raise ReplayUnavailable("--capture works in truth and model modes: the oracle reads no pictures")
     start = time.perf_counter()
     if game in ("ducky", "sitting"):
-        result = _board_game(game, seed, mode, players, misread, hold, max_frames)
+        result = _board_game(game, seed, mode, players, misread, hold, max_frames, capture_size, frames_dir)
     else:
         result = _card_game(game, seed, mode, 3 if players is None else players, misread, held,
                             max_frames, frames_dir, snapshots_dir, capture_size)
@@ -210,14 +211,16 @@ def _card_game(game: str, seed: int, mode: str, players: int, misread: float, ho
 
 
 def _board_game(game: str, seed: int, mode: str, players: int | None, misread: float,
-                hold: int | None, max_frames: int | None) -> GameReplay:
+                hold: int | None, max_frames: int | None,
+                capture_size: tuple[int, int] | None = None, frames_dir: str | None = None) -> GameReplay:
     from . import boards
 
     if mode == "oracle":
         board = boards.oracle_follow(game, seed, misread=misread, players=players, hold=hold)
     else:
         board = boards.camera_follow(game, seed, misread=misread, players=players, hold=hold,
-                                     max_frames=max_frames, piles=mode)
+                                     max_frames=max_frames, piles=mode, capture_size=capture_size,
+                                     frames_dir=frames_dir)
     n = players if players is not None else boards.default_players(game, seed)
     return _replay(game, mode, seed, n, board, pressed=0, exact=board.exact, by_type=board.by_type)
 

@@ -122,6 +122,14 @@ def reading_view(picture: np.ndarray, size: tuple[int, int] | None = None
     return view, picture
 
 
+def calibration_view(picture: np.ndarray, game: str) -> np.ndarray:
+    """The picture ``ducktable calibrate`` measures ``game``'s table on, whose size the camera
+    reader then reads every picture at (:func:`reading_view`): at most :data:`READ_SIDE` across,
+    but the whole picture for Ducky Ducky, whose board with the seats' piles beyond its long
+    edges needs every pixel of a wide view (:data:`~.boards.PILES_FRAME`)."""
+    return picture if game == "ducky" else reading_view(picture)[0]
+
+
 class CameraTableReader:
     """Frame + the store's state -> the events the camera is sure of (run loop's TableReader).
 

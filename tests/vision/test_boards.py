@@ -228,3 +228,59 @@ def test_pads_under_a_sliding_hand_are_read_as_covered():
         for zones in shot.hand_zones():
             for zone in zones:
                 assert snapshot.zone(zone).occluded, (shot.ts, zone, snapshot.zone(zone))
+
+
+def _spy_on_frames(monkeypatch: pytest.MonkeyPatch, cls: type) -> list[tuple[tuple[int, ...], ...]]:
+    """The shapes of the pictures ``cls.read`` is given (the frame, and the detail picture if any)."""
+    seen: list[tuple[tuple[int, ...], ...]] = []
+    original = cls.read
+
+    def read(self, frame, *more):
+        seen.append((frame.shape[:2], *(m.shape[:2] for m in more if m is not None)))
+        return original(self, frame, *more)
+
+    monkeypatch.setattr(cls, "read", read)
+    return seen
+
+
+def test_SIT_pictures_taken_at_1920x1080_are_read_as_the_camera_reader_reads_them(monkeypatch):
+    """``capture_size``: the line is read at 1280 x 720, the size the table is calibrated at,
+    and the played pile's cards are cut from the whole picture; both still read right."""
+    from ducktable.vision.pile_reading import CardZones
+
+    board_frames = _spy_on_frames(monkeypatch, boards.LineReader)
+    pile_frames = _spy_on_frames(monkeypatch, CardZones)
+    true = boards.bot_game("sitting", 3)
+    shots = [s for s in boards.script_for(true, 3) if s.contents()[PLAYED_ZONE]][:24]
+    right = 0
+    snapshots = boards.camera_snapshots(true, shots, 3, misread=1.0, piles="truth", capture_size=(1920, 1080))
+    for snapshot, shot in zip(snapshots, shots, strict=True):
+        read = snapshot.zone(PLAYED_ZONE)
+        if PLAYED_ZONE not in shot.covered and not read.occluded:
+            assert read.labels == shot.contents()[PLAYED_ZONE] or read.has_unknown, (shot.ts, read)
+            right += read.labels == shot.contents()[PLAYED_ZONE]
+        for zone, labels in shot.zones:
+            if zone.startswith("line.") and zone not in shot.covered:
+                line = snapshot.zone(zone)
+                assert line.occluded or line.labels == labels or line.has_unknown, (shot.ts, zone, line)
+    assert right >= 12
+    assert set(board_frames) == {((720, 1280),)} and len(board_frames) == 24
+    assert set(pile_frames) == {((720, 1280), (1080, 1920))} and len(pile_frames) == 24
+
+
+def test_DUCKY_pictures_taken_at_another_size_are_read_whole(monkeypatch):
+    """Ducky Ducky's table is calibrated on the camera's whole picture (its seats' piles need
+    every pixel), so ``capture_size`` pictures are read at their own size."""
+    frames = _spy_on_frames(monkeypatch, boards.RiverReader)
+    true = boards.bot_game("ducky", 1)
+    shots = boards.script_for(true, 1)[:20]
+    read_right = 0
+    for snapshot, shot in zip(boards.camera_snapshots(true, shots, 1, misread=1.0, capture_size=(1600, 900)),
+                              shots, strict=True):
+        for zone, labels in shot.zones:
+            if zone.startswith("river.") and zone not in shot.covered:
+                read = snapshot.zone(zone)
+                assert read.occluded or read.labels == labels or read.has_unknown, (shot.ts, zone, read)
+                read_right += read.labels == labels
+    assert read_right >= 100
+    assert set(frames) == {((900, 1600),)} and len(frames) == 20
