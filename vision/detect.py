@@ -1054,8 +1054,7 @@ def _candidate_quads(grads: _Gradients, min_area: float,
     quads: list[np.ndarray] = []
     seen: set[tuple[int, int, int]] = set()
     for map_index, edge_map in enumerate(maps):
-        contours, _ = cv2.findContours(_without_pinholes(edge_map), cv2.RETR_LIST,
-                                       cv2.CHAIN_APPROX_SIMPLE)
+        contours, _ = cv2.findContours(edge_map, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         if not contours:
             continue
         # Most contours are specks of texture: judge all their boxes at once.
@@ -1078,21 +1077,6 @@ def _candidate_quads(grads: _Gradients, min_area: float,
                 seen.add(key)
                 quads.append(quad)
     return quads
-
-
-_FOUR_NEIGHBOURS = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)
-
-
-def _without_pinholes(edge_map: np.ndarray) -> np.ndarray:
-    """``edge_map`` with every one-pixel hole filled (a background pixel whose four neighbours
-    are all set).
-
-    Why: texture leaves some 1,600 such holes a frame in the edge maps (most in the thickened
-    one), and each would be one more contour to trace, box and discard. Filling them changes
-    no other contour: a hole's outline is its own, and the pixels around it stay set.
-    """
-    around = cv2.erode(edge_map, _FOUR_NEIGHBOURS, borderType=cv2.BORDER_CONSTANT, borderValue=0)
-    return cv2.bitwise_or(edge_map, around)
 
 
 def _contour_bounds(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

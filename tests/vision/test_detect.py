@@ -494,26 +494,6 @@ def test_contour_boxes_are_measured_as_opencv_measures_them_and_bound_their_hull
     assert _contour_bounds([square])[1][0] == cv2.contourArea(square) == 1500
 
 
-
-def test_filling_one_pixel_holes_leaves_every_other_contour_as_it_was() -> None:
-    from ducktable.vision.detect import _without_pinholes
-
-    edges = cv2.dilate(cv2.Canny(render_scene(7).image, 20, 50), np.ones((2, 2), np.uint8))
-    edges[0, 5] = 0  # a gap on the frame's edge is no hole: it stays
-    edges[0, 4] = edges[0, 6] = edges[1, 5] = 255
-    before, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    filled = _without_pinholes(edges)
-    after, _ = cv2.findContours(filled, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    assert filled[0, 5] == 0 and (filled >= edges).all()
-    pinholes = int(np.count_nonzero(filled != edges))
-    assert pinholes > 100  # texture leaves many
-    assert len(after) == len(before) - pinholes  # one contour fewer per hole filled ...
-    kept = [c for c in before if cv2.boundingRect(c)[2:] != (3, 3)]
-    outlines = [c for c in after if cv2.boundingRect(c)[2:] != (3, 3)]  # ... and the rest the same
-    assert len(outlines) == len(kept)
-    assert all(np.array_equal(a, b) for a, b in zip(outlines, kept, strict=True))
-
-
 def test_cards_are_cut_from_a_detail_picture_of_the_same_view() -> None:
     """The table reader searches a 1280 x 720 view of a larger camera picture: the quads stay
     in the view's pixels, the crops come from the full picture (more pixels per index)."""
