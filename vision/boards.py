@@ -1710,8 +1710,8 @@ def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int |
                   capture_size: tuple[int, int] | None = None, frames_dir: str | None = None
                   ) -> FollowResult:
     """One bot game followed with its board read from rendered frames (slow: a frame ~0.1 s);
-    ``piles``, ``capture_size`` and ``frames_dir``: see :func:`camera_snapshots`. The cell figures count the
-    zones read from pixels only (the others come from the script)."""
+    ``piles``, ``capture_size`` and ``frames_dir``: see :func:`camera_snapshots`. The cell
+    figures count the zones read from pixels only (the others come from the script)."""
     true = bot_game(game, seed, players)
     shots = script_for(true, seed, hold=hold)
     if max_frames is not None:
