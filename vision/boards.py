@@ -1623,8 +1623,7 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
 
     bare = {**shots[0].contents(), played: ()}  # the empty table: no action card played yet
     first, _ = photograph(None, homography, rng, seen=view_for(bare), size=size)
-    if capture_size is not None:
-        first = calibration_view(first, game.game)
+    first = calibration_view(first, game.game)  # as `ducktable calibrate` measures it
     read_size = (first.shape[1], first.shape[0])
     calibrated = calibrate_from_markers(layout, first).layout
     reader: RiverReader | LineReader = (RiverReader(river, calibrated) if river is not None
@@ -1649,7 +1648,7 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
         t1 = time.perf_counter()
         if frames_dir is not None:
             cv2.imwrite(f"{frames_dir}/frame-{index:05d}.jpg", picture)
-        image, detail = (picture, None) if capture_size is None else reading_view(picture, read_size)
+        image, detail = reading_view(picture, read_size)
         reads = reader.read(image)
         if cards is not None:
             shown[0] = _top(zones, played)
