@@ -25,3 +25,14 @@ def test_docs_rules_md_is_up_to_date():
     expected = catalogue_markdown()
     actual = (ROOT / "docs" / "rules.md").read_text()
     assert actual == expected, "docs/rules.md is stale: run `ducktable rules --markdown > docs/rules.md`"
+
+
+def test_output_to_a_reader_that_went_away_ends_quietly():
+    """``ducktable ... | head -1`` with more than one line to print: the reader has gone when
+    the rest is written (here it leaves before ducktable has started); no traceback."""
+    import subprocess
+    import sys
+
+    command = f"{sys.executable} -m ducktable.device.cli rules duck | true"
+    result = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=60)
+    assert result.stderr == ""
