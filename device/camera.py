@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
+from ducktable.device.newest_frame import NewestFrame
 
 log = logging.getLogger(__name__)
 
@@ -313,7 +314,10 @@ class PiCameraSource(LiveSource):
 class VideoCaptureSource(LiveSource):
     """A webcam by index, a network stream by URL, or a video file, through cv2.VideoCapture.
 
-    A file simply ends; a webcam or stream that fails is retried like any live camera.
+    A file simply ends; a webcam or stream that fails is retried like any live camera. A
+    webcam or stream is drained on a thread of its own, so ``read()`` gives the picture that
+    arrives next, not the oldest in the driver's queue (see :mod:`ducktable.device.newest_frame`);
+    a file gives every picture in order.
     """
 
     def __init__(
@@ -332,6 +336,7 @@ class VideoCaptureSource(LiveSource):
         self.is_file = isinstance(target, str) and "://" not in target
         self._factory = capture_factory or cv2.VideoCapture
         self._capture_device: Any = None
+        self._newest: NewestFrame | None = None
         self._open()
 
     def describe(self) -> str:
@@ -352,6 +357,8 @@ class VideoCaptureSource(LiveSource):
             device.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             device.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         self._capture_device = device
+        if not self.is_file:
+            self._newest = NewestFrame(device)
 
     def _grab(self) -> tuple[np.ndarray, float] | None:
         if not self.is_file:
@@ -362,18 +369,18 @@ class VideoCaptureSource(LiveSource):
         return _to_bgr(image), float(self._capture_device.get(cv2.CAP_PROP_POS_MSEC))
 
     def _capture(self) -> np.ndarray:
-        if self._capture_device is None:
+        if self._newest is None:
             raise CameraError("camera is not open")
-        ok, image = self._capture_device.read()
-        if not ok or image is None:
-            raise CameraError("no frame")
-        return _to_bgr(image)
+        return _to_bgr(self._newest.take())
 
     def _reopen(self) -> None:
         self._release()
         self._open()
 
     def _release(self) -> None:
+        newest, self._newest = self._newest, None
+        if newest is not None:
+            newest.stop()  # before the release: only its thread touches the device
         device, self._capture_device = self._capture_device, None
         if device is not None:
             device.release()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from ducktable.device.camera import (
     VideoCaptureSource,
     open_source,
 )
+from ducktable.device.newest_frame import CameraStopped, NewestFrame
 
 # ---- a stand-in for picamera2, with its API -----------------------------------------------------
 
@@ -181,12 +184,16 @@ def test_picamera_that_cannot_start_is_a_camera_error(fake_picamera2: Any,
 
 
 class FakeCapture:
-    """cv2.VideoCapture's small API: a scripted list of read results."""
+    """cv2.VideoCapture's small API as a camera: a picture every ``interval_s``, numbered in its
+    pixels, until ``fail_after`` pictures (``None``: never fails)."""
 
     opened: list[FakeCapture] = []
 
-    def __init__(self, target: int | str, script: list[bool], is_open: bool = True) -> None:
-        self.target, self.script, self.is_open = target, script, is_open
+    def __init__(self, target: int | str, fail_after: int | None = None, *,
+                 is_open: bool = True, interval_s: float = 0.002) -> None:
+        self.target, self.fail_after, self.is_open = target, fail_after, is_open
+        self.interval_s = interval_s
+        self.grabbed = self.retrieved = 0
         self.released = False
         self.props: dict[int, float] = {}
         FakeCapture.opened.append(self)
@@ -194,9 +201,19 @@ class FakeCapture:
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return self.is_open
 
+    def grab(self) -> bool:
+        time.sleep(self.interval_s)
+        if self.fail_after is not None and self.grabbed >= self.fail_after:
+            return False
+        self.grabbed += 1
+        return True
+
+    def retrieve(self) -> tuple[bool, np.ndarray | None]:
+        self.retrieved += 1
+        return True, np.full((4, 6, 3), self.grabbed % 256, np.uint8)
+
     def read(self) -> tuple[bool, np.ndarray | None]:
-        ok = self.script.pop(0) if self.script else False
-        return (True, np.zeros((4, 6, 3), np.uint8)) if ok else (False, None)
+        return self.retrieve() if self.grab() else (False, None)
 
     def set(self, prop: int, value: float) -> bool:
         self.props[prop] = value
@@ -211,10 +228,11 @@ class FakeCapture:
 
 def test_webcam_dropout_is_retried_on_a_fresh_capture() -> None:
     FakeCapture.opened = []
-    scripts = [[True, False], [True]]  # first device dies after one frame; reopened one works
+    fail_after = [3, None]  # the first device dies after three pictures; the reopened one works
     pauses: list[float] = []
     cam = VideoCaptureSource(0, sleep=pauses.append, size=(640, 480),
-                             capture_factory=lambda t: FakeCapture(t, scripts.pop(0)))
+                             capture_factory=lambda t: FakeCapture(t, fail_after.pop(0)))
+    time.sleep(0.05)  # the first device has died by now
     first, second = cam.read(), cam.read()
     assert first is not None and second is not None and second.index == 1
     assert pauses == [0.5] and FakeCapture.opened[0].released
@@ -223,9 +241,44 @@ def test_webcam_dropout_is_retried_on_a_fresh_capture() -> None:
     assert FakeCapture.opened[1].released
 
 
+def test_a_slow_reader_gets_the_newest_webcam_picture_not_the_oldest_queued() -> None:
+    """A camera filming far faster than the table is read: every read is of a picture taken
+    after the read began, none is given twice, and only the pictures given are decoded."""
+    FakeCapture.opened = []
+    cam = VideoCaptureSource(0, capture_factory=lambda t: FakeCapture(t))
+    numbers = []
+    for _ in range(4):
+        frame = cam.read()
+        assert frame is not None
+        numbers.append(int(frame.image[0, 0, 0]))
+        time.sleep(0.1)  # reading the table: about 50 pictures go by
+    device = FakeCapture.opened[0]
+    cam.close()
+    assert all(b - a >= 5 for a, b in zip(numbers, numbers[1:], strict=False)), numbers
+    assert device.retrieved == 4 and device.grabbed >= 40
+    assert device.released
+
+
+def test_a_webcam_that_goes_silent_is_reported_not_waited_on_for_ever() -> None:
+    stuck = threading.Event()
+
+    class SilentCapture(FakeCapture):
+        def grab(self) -> bool:
+            stuck.wait()
+            return False
+
+    newest = NewestFrame(SilentCapture(0), wait_s=0.05)
+    with pytest.raises(CameraStopped, match="no frame for 0.05 s"):
+        newest.take()
+    stuck.set()
+    newest.stop()
+    with pytest.raises(CameraStopped, match="no frame"):
+        newest.take()  # the thread has ended: told at once
+
+
 def test_unopenable_camera_index_is_a_clear_error() -> None:
     with pytest.raises(CameraError, match="cannot open camera 3"):
-        VideoCaptureSource(3, capture_factory=lambda t: FakeCapture(t, [], is_open=False))
+        VideoCaptureSource(3, capture_factory=lambda t: FakeCapture(t, is_open=False))
 
 
 def test_video_file_ends_instead_of_retrying(tmp_path: Path) -> None:
@@ -314,7 +367,7 @@ def test_index_and_url_specs_go_to_opencv(monkeypatch: pytest.MonkeyPatch) -> No
 
     def factory(target: int | str) -> FakeCapture:
         seen.append(target)
-        return FakeCapture(target, [True])
+        return FakeCapture(target)
 
     monkeypatch.setattr("ducktable.device.camera.cv2.VideoCapture", factory)
     for spec in ("2", "rtsp://camera.local/stream"):
