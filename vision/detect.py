@@ -447,8 +447,9 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
     neighbouring sides run on past it, straight, as a card's outline does, was cut short where
     a straight line runs across its face (a wave band, the rim of a printed circle). That side
     is moved out to an edge 1.05-1.9 times as far; of the longer cards that snap, pass the
-    checks, are at most a quarter larger than the cards beside it and cover no other card, the
-    best-edged is kept (of equals, the one nearest their size).
+    checks, are at most a quarter larger than the cards beside it and cover no other card (but
+    pieces of itself, kept cut short, which it replaces), the best-edged is kept (of equals,
+    the one nearest their size).
     """
     out = cards + squat
     kept = [True] * len(cards) + [False] * len(squat)  # a squat one only once extended
@@ -479,15 +480,26 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
                         or not _acceptable(snapped, settings, min_area, max_area) \
                         or not _is_card(snapped, grads):
                     continue
-                if all(_intersection(snapped.quad, o.quad) <= 0.3 * o.area
-                       for j, o in enumerate(out) if j != k and kept[j]):
+                covered = [j for j, o in enumerate(out) if j != k and kept[j]
+                           and _intersection(snapped.quad, o.quad) > 0.3 * o.area]
+                if all(_cut_piece(out[j], snapped, usual) for j in covered):
                     a, b = sides_of(snapped.quad)  # how far from its neighbours' sides:
                     unlike = abs(math.log(a / short)) + abs(math.log(b / long))
-                    options.append((-snapped.support, unlike, snapped))
+                    options.append((-snapped.support, unlike, snapped, covered))
         if options:
-            out[k] = min(options, key=lambda option: option[:2])[2]
+            *_, out[k], covered = min(options, key=lambda option: option[:2])
             kept[k] = True
+            for j in covered:
+                kept[j] = False
     return [card for card, keep in zip(out, kept, strict=True) if keep]
+
+
+def _cut_piece(card: _Found, whole: _Found, usual: float) -> bool:
+    """Is ``card`` a piece of ``whole``: smaller than it and than the cards beside it
+    (``usual``), and mostly inside it? (The same card cut short may be kept once and come
+    again as a squat candidate whose extension is the whole card.)"""
+    return card.area < min(whole.area, WHOLE_SHARE * usual) \
+        and _intersection(whole.quad, card.quad) >= 0.75 * card.area
 
 
 def _halves(card: _Found, grads: _Gradients, settings: DetectorSettings, min_area: float,
@@ -1316,9 +1328,19 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
         return None  # already the outline
     back = cv2.perspectiveTransform(box.reshape(-1, 1, 2), np.linalg.inv(to_rect))
     grown = _snap(back.reshape(4, 2).astype(np.float32), grads)
-    if grown is not None and white_cloth and grown.support < 0.9:
+    if grown is not None and white_cloth and not _clean_outline(grown, grads):
         return None  # lighter outside: a card on a white cloth has a clean outline, a check's cell not
     return grown
+
+
+def _clean_outline(card: _Found, grads: _Gradients) -> bool:
+    """Is ``card``'s outline clean enough to be a card's on a cloth lighter than its face:
+    an edge under nearly all of it, or under most of it with an even, light margin all round
+    (on a striped cloth the light stripes meet the paper with no edge at all)."""
+    if card.support >= 0.9:
+        return True
+    even, paper = _margin(card.quad, grads)
+    return card.support >= 0.84 and even >= 0.93 and paper >= 0.75
 
 
 def _share(mask: np.ndarray) -> float:

@@ -777,3 +777,43 @@ def test_thousands_of_corners_are_measured_at_once() -> None:
     assert many.shape == (3000,)
     assert np.array_equal(many[:35], detect._corner_paperness(corners[:35], grads))
     assert many.min() >= 0.8
+
+
+@pytest.mark.parametrize(("seed", "index"), [(621, 2), (621, 5)])
+def test_a_card_kept_cut_short_gives_way_to_its_whole_outline(
+        seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark scene 621: two DUCK cards were kept cut short at their wave band, and came again
+    as a squat candidate whose extension is the whole card: the extension covers the kept
+    piece, so it was refused as covering another card. A smaller piece of itself no longer
+    counts as another card (without that, the identity below, each of these is missed)."""
+    scene = render_scene(seed)
+    assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.8
+    monkeypatch.setattr(detect, "_cut_piece", lambda *args: False)
+    assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
+
+
+def test_an_extension_never_replaces_a_larger_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark scene 793: two squat pieces of a Sitting Ducks card, extended one after the
+    other, would each have replaced the card found before as its "piece", the whole card
+    giving way to a smaller extension: a piece must be smaller than what replaces it."""
+    scene = render_scene(793)
+    assert best_match(detect_cards(scene.image), scene.cards[12].quad) > 0.8
+
+    def piece_of_any_size(card: detect._Found, whole: detect._Found, usual: float) -> bool:
+        return bool(card.area < detect.WHOLE_SHARE * usual
+                    and detect._intersection(whole.quad, card.quad) >= 0.75 * card.area)
+
+    monkeypatch.setattr(detect, "_cut_piece", piece_of_any_size)
+    assert best_match(detect_cards(scene.image), scene.cards[12].quad) < 0.7
+
+
+def test_a_dark_card_on_a_cloth_as_light_as_its_paper_grows_from_its_panel(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark scene 735: a green lifebelt card on a striped cloth whose light stripes are as
+    light as the card's margin, so a seventh of its outline has no edge. Grown from its green
+    panel, it reaches a cloth lighter than that panel, where a check's cell must have an edge
+    all round; a card with an even, light margin all round needs one under most of it."""
+    scene = render_scene(735)
+    assert best_match(detect_cards(scene.image), scene.cards[3].quad) > 0.85
+    monkeypatch.setattr(detect, "_clean_outline", lambda card, grads: card.support >= 0.9)
+    assert best_match(detect_cards(scene.image), scene.cards[3].quad) < 0.7
