@@ -1328,19 +1328,9 @@ def _outline(cand: _Found, grads: _Gradients) -> _Found | None:
         return None  # already the outline
     back = cv2.perspectiveTransform(box.reshape(-1, 1, 2), np.linalg.inv(to_rect))
     grown = _snap(back.reshape(4, 2).astype(np.float32), grads)
-    if grown is not None and white_cloth and not _clean_outline(grown, grads):
+    if grown is not None and white_cloth and grown.support < 0.9:
         return None  # lighter outside: a card on a white cloth has a clean outline, a check's cell not
     return grown
-
-
-def _clean_outline(card: _Found, grads: _Gradients) -> bool:
-    """Is ``card``'s outline clean enough to be a card's on a cloth lighter than its face:
-    an edge under nearly all of it, or under most of it with an even, light margin all round
-    (on a striped cloth the light stripes meet the paper with no edge at all)."""
-    if card.support >= 0.9:
-        return True
-    even, paper = _margin(card.quad, grads)
-    return card.support >= 0.84 and even >= 0.93 and paper >= 0.75
 
 
 def _share(mask: np.ndarray) -> float:

@@ -806,14 +806,3 @@ def test_an_extension_never_replaces_a_larger_card(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(detect, "_cut_piece", piece_of_any_size)
     assert best_match(detect_cards(scene.image), scene.cards[12].quad) < 0.7
 
-
-def test_a_dark_card_on_a_cloth_as_light_as_its_paper_grows_from_its_panel(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Benchmark scene 735: a green lifebelt card on a striped cloth whose light stripes are as
-    light as the card's margin, so a seventh of its outline has no edge. Grown from its green
-    panel, it reaches a cloth lighter than that panel, where a check's cell must have an edge
-    all round; a card with an even, light margin all round needs one under most of it."""
-    scene = render_scene(735)
-    assert best_match(detect_cards(scene.image), scene.cards[3].quad) > 0.85
-    monkeypatch.setattr(detect, "_clean_outline", lambda card, grads: card.support >= 0.9)
-    assert best_match(detect_cards(scene.image), scene.cards[3].quad) < 0.7
