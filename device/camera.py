@@ -314,7 +314,8 @@ class PiCameraSource(LiveSource):
 class VideoCaptureSource(LiveSource):
     """A webcam by index, a network stream by URL, or a video file, through cv2.VideoCapture.
 
-    A file simply ends; a webcam or stream that fails is retried like any live camera. A
+    A file simply ends; a webcam or stream that fails, or gives no picture for
+    ``frame_timeout_s``, is retried like any live camera. A
     webcam or stream is drained on a thread of its own, so ``read()`` gives the picture that
     arrives next, not the oldest in the driver's queue (see :mod:`ducktable.device.newest_frame`);
     a file gives every picture in order.
@@ -329,9 +330,11 @@ class VideoCaptureSource(LiveSource):
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         capture_factory: Callable[[int | str], Any] | None = None,
+        frame_timeout_s: float = 5.0,
     ) -> None:
         super().__init__(retry=retry, sleep=sleep, clock=clock)
         self.target = target
+        self.frame_timeout_s = frame_timeout_s
         self.size = size
         self.is_file = isinstance(target, str) and "://" not in target
         self._factory = capture_factory or cv2.VideoCapture
@@ -358,7 +361,7 @@ class VideoCaptureSource(LiveSource):
             device.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         self._capture_device = device
         if not self.is_file:
-            self._newest = NewestFrame(device)
+            self._newest = NewestFrame(device, wait_s=self.frame_timeout_s)
 
     def _grab(self) -> tuple[np.ndarray, float] | None:
         if not self.is_file:
@@ -379,9 +382,10 @@ class VideoCaptureSource(LiveSource):
 
     def _release(self) -> None:
         newest, self._newest = self._newest, None
-        if newest is not None:
-            newest.stop()  # before the release: only its thread touches the device
         device, self._capture_device = self._capture_device, None
+        if newest is not None and not newest.stop():  # only its thread may touch the device
+            log.warning("%s: a grab never returned; leaving its capture open", self.describe())
+            return
         if device is not None:
             device.release()
 

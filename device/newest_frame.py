@@ -87,10 +87,12 @@ class NewestFrame:
                 raise CameraStopped(self._failure or f"no frame for {self._wait_s:g} s")
             return picture
 
-    def stop(self) -> None:
-        """End the thread (idempotent); a grab under way finishes first (a camera's grab
-        returns within one frame; a stalled stream is left behind, as the thread is a daemon)."""
+    def stop(self) -> bool:
+        """End the thread (idempotent) and say whether it ended. A grab under way finishes
+        first: a camera's within one frame, but a stalled stream's may never return, and then
+        the capture must not be released under it (the thread, a daemon, is left behind)."""
         with self._changed:
             self._stopping = True
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=self._wait_s)
+        return not self._thread.is_alive()

@@ -270,10 +270,21 @@ def test_a_webcam_that_goes_silent_is_reported_not_waited_on_for_ever() -> None:
     newest = NewestFrame(SilentCapture(0), wait_s=0.05)
     with pytest.raises(CameraStopped, match="no frame for 0.05 s"):
         newest.take()
+    assert newest.stop() is False  # its grab has not returned
     stuck.set()
-    newest.stop()
+    assert newest.stop() is True
     with pytest.raises(CameraStopped, match="no frame"):
         newest.take()  # the thread has ended: told at once
+
+    stuck.clear()
+    FakeCapture.opened = []
+    cam = VideoCaptureSource("rtsp://table.local/stream", frame_timeout_s=0.05,
+                             retry=RetryPolicy(attempts=1), sleep=lambda s: None,
+                             capture_factory=SilentCapture)
+    assert cam.read() is None and cam.last_error is not None
+    assert "no frame for 0.05 s" in cam.last_error
+    assert not any(device.released for device in FakeCapture.opened)  # not under a grab
+    stuck.set()
 
 
 def test_unopenable_camera_index_is_a_clear_error() -> None:
