@@ -212,9 +212,6 @@ class FakeCapture:
         self.retrieved += 1
         return True, np.full((4, 6, 3), self.grabbed % 256, np.uint8)
 
-    def read(self) -> tuple[bool, np.ndarray | None]:
-        return self.retrieve() if self.grab() else (False, None)
-
     def set(self, prop: int, value: float) -> bool:
         self.props[prop] = value
         return True
