@@ -487,7 +487,7 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
                     unlike = abs(math.log(a / short)) + abs(math.log(b / long))
                     options.append((-snapped.support, unlike, snapped, covered))
         if options:
-            *_, out[k], covered = min(options, key=lambda option: option[:2])
+            _, _, out[k], covered = min(options, key=lambda option: option[:2])
             kept[k] = True
             for j in covered:
                 kept[j] = False
