@@ -90,6 +90,12 @@ WHOLE_SHARE = 0.95
 """A card under this share of the median area of the three well-outlined cards nearest it, and
 squatter than they are by this share (long over short side), may have been cut short at a line
 across its face (see :func:`_whole`)."""
+SQUAT_AREA = (0.8, 1.25)
+"""A candidate too square for a card whose area is within these shares of the median area of
+the three well-outlined cards nearest it, and whose outline lies on an edge for at least
+:data:`SQUAT_SUPPORT` of its length, is a whole card seen through a steeply tilted camera
+(see :func:`_whole_but_squat`)."""
+SQUAT_SUPPORT = 0.95
 CORNER_PAPER_SLACK = 0.18
 """A card completed from a corner to sides found on edges must have a margin nearly as neutral
 (see :func:`_margin`) as the median well-outlined card's in the same frame, less this. Cells
@@ -440,7 +446,8 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
            settings: DetectorSettings, min_area: float, max_area: float) -> list[_Found]:
     """Cards measured against the three well-outlined cards nearest them (cards beside each
     other look about the same size): the ``cards`` found, and ``squat`` candidates, too square
-    for cards, which are kept only when extended.
+    for cards, which are kept when extended, or as they are when they are whole cards seen
+    squat through a steeply tilted camera (:func:`_whole_but_squat`) covering no card kept.
 
     A "card" at least :data:`PAIR_SHARE` of their size may be two touching cards side by side
     (see :func:`_halves`). One smaller and squatter than they are, with a side whose two
@@ -452,7 +459,7 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
     the one nearest their size).
     """
     out = cards + squat
-    kept = [True] * len(cards) + [False] * len(squat)  # a squat one only once extended
+    kept = [True] * len(cards) + [False] * len(squat)  # a squat one once judged whole
     sure = [c for c in cards if c.support >= 0.9]
     centres = np.array([c.quad.mean(axis=0) for c in sure], np.float32).reshape(-1, 2)
     for k, card in enumerate(cards + squat):
@@ -468,6 +475,11 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
                 out[k] = halves[0]
                 out.append(halves[1])
                 kept.append(True)
+            continue
+        if k >= len(cards) and _whole_but_squat(card, usual) and not any(
+                kept[j] and _intersection(card.quad, o.quad) > 0.3 * min(o.area, card.area)
+                for j, o in enumerate(out) if j != k):
+            kept[k] = True
             continue
         own_short, own_long = sides_of(card.quad)
         if card.area >= WHOLE_SHARE * usual or own_long / own_short >= WHOLE_SHARE * long / short:
@@ -492,6 +504,14 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
             for j in covered:
                 kept[j] = False
     return [card for card, keep in zip(out, kept, strict=True) if keep]
+
+
+def _whole_but_squat(card: _Found, usual: float) -> bool:
+    """Is a ``card`` too square for a card still one, seen squat through a steeply tilted
+    camera: about as large as the cards beside it (``usual``) and edged all round? (A card cut
+    short is smaller; a checked cloth's cells fail :func:`_is_card` before they come here.)"""
+    return SQUAT_AREA[0] * usual <= card.area <= SQUAT_AREA[1] * usual \
+        and card.support >= SQUAT_SUPPORT
 
 
 def _cut_piece(card: _Found, whole: _Found, usual: float) -> bool:
