@@ -90,12 +90,16 @@ WHOLE_SHARE = 0.95
 """A card under this share of the median area of the three well-outlined cards nearest it, and
 squatter than they are by this share (long over short side), may have been cut short at a line
 across its face (see :func:`_whole`)."""
-SQUAT_AREA = (0.8, 1.25)
-"""A candidate too square for a card whose area is within these shares of the median area of
-the three well-outlined cards nearest it, and whose outline lies on an edge for at least
-:data:`SQUAT_SUPPORT` of its length, is a whole card seen through a steeply tilted camera
-(see :func:`_whole_but_squat`)."""
+NEIGHBOURS_SIZE = (0.8, 1.25)
+"""About the size of the cards beside it: an area within these shares of the median area of the
+three well-outlined cards nearest it (see :func:`_whole_but_squat`, :func:`_panelled`)."""
 SQUAT_SUPPORT = 0.95
+"""A candidate too square for a card, of its neighbours' size, whose outline lies on an edge for
+at least this share of its length is a whole card seen through a steeply tilted camera (see
+:func:`_whole_but_squat`)."""
+PANEL_SHARE = 0.6
+"""Parts of an outline, tiling it as touching cards would, under this share of the median area of
+the three well-outlined cards nearest it are panels of one card's face (see :func:`_panelled`)."""
 CORNER_PAPER_SLACK = 0.18
 """A card completed from a corner to sides found on edges must have a margin nearly as neutral
 (see :func:`_margin`) as the median well-outlined card's in the same frame, less this. Cells
@@ -425,7 +429,8 @@ def _find_cards(image: np.ndarray, settings: DetectorSettings) -> list[_Found]:
                 found += _cards_of(cuts, grads, settings, min_area, max_area)
             elif single and _is_card(cand, grads):
                 found.append(cand)
-    cards = _of_one_size(_choose(found))
+    chosen, grouped = _choose(found)
+    cards = _of_one_size(_panelled(grouped, chosen))
     more = _from_corners(merged, cards, grads, settings, min_area, max_area)
     if more and not any(c.support >= 0.9 for c in cards):
         # No well-outlined card to measure by (a light cloth whose dots touch every outline):
@@ -510,8 +515,12 @@ def _whole_but_squat(card: _Found, usual: float) -> bool:
     """Is a ``card`` too square for a card still one, seen squat through a steeply tilted
     camera: about as large as the cards beside it (``usual``) and edged all round? (A card cut
     short is smaller; a checked cloth's cells fail :func:`_is_card` before they come here.)"""
-    return SQUAT_AREA[0] * usual <= card.area <= SQUAT_AREA[1] * usual \
-        and card.support >= SQUAT_SUPPORT
+    return _neighbours_size(card.area, usual) and card.support >= SQUAT_SUPPORT
+
+
+def _neighbours_size(area: float, usual: float) -> bool:
+    """Is ``area`` about the size of the cards beside it, ``usual`` (:data:`NEIGHBOURS_SIZE`)?"""
+    return NEIGHBOURS_SIZE[0] * usual <= area <= NEIGHBOURS_SIZE[1] * usual
 
 
 def _cut_piece(card: _Found, whole: _Found, usual: float) -> bool:
@@ -593,12 +602,17 @@ def _of_one_size(cards: list[_Found]) -> list[_Found]:
     ``SMALLEST_SHARE`` of the median well-outlined card's area is a patch of the table, and
     one over ``LARGEST_SHARE`` of it (given three well-outlined cards to go by) the outline
     around a group of touching cards."""
+    low, high = _usual_areas(cards)
+    return [c for c in cards if low <= c.area <= high]
+
+
+def _usual_areas(cards: list[_Found]) -> tuple[float, float]:
+    """The range of areas :func:`_of_one_size` keeps among ``cards``."""
     sure = sorted(c.area for c in cards if c.support >= 0.9)
     if not sure:
-        return cards
+        return 0.0, math.inf
     median = sure[len(sure) // 2]
-    most = LARGEST_SHARE * median if len(sure) >= 3 else math.inf
-    return [c for c in cards if SMALLEST_SHARE * median <= c.area <= most]
+    return SMALLEST_SHARE * median, LARGEST_SHARE * median if len(sure) >= 3 else math.inf
 
 
 _Tried = tuple[float, np.ndarray, tuple[float, float, float, float]]
@@ -1512,8 +1526,10 @@ def _straight_edges(lines: list[tuple[np.ndarray, np.ndarray]], grads: _Gradient
 # ---- 4. one quad per card --------------------------------------------------------------------------
 
 
-def _choose(candidates: list[_Found]) -> list[_Found]:
-    """Nested candidates of one card keep the outermost; groups of cards give way to parts."""
+def _choose(candidates: list[_Found]) -> tuple[list[_Found], list[tuple[_Found, list[_Found]]]]:
+    """Nested candidates of one card keep the outermost; groups of cards give way to parts.
+    Also the groups, each with its parts, in case the parts were panels of one card's face
+    (see :func:`_panelled`)."""
     items = sorted(candidates, key=lambda c: -c.area)
     n = len(items)
     inside: list[list[int]] = [[] for _ in range(n)]
@@ -1525,6 +1541,7 @@ def _choose(candidates: list[_Found]) -> list[_Found]:
             elif _intersection(items[i].quad, items[j].quad) > 0.8 * items[j].area:
                 inside[i].append(j)
     keep: list[_Found] = []
+    grouped: list[tuple[_Found, list[_Found]]] = []
     dropped = [False] * n
     for i in range(n):
         if dropped[i]:
@@ -1532,6 +1549,7 @@ def _choose(candidates: list[_Found]) -> list[_Found]:
         smaller = [j for j in inside[i] if items[j].area < 0.75 * items[i].area]
         parts = _disjoint_parts(items, smaller)
         if _is_group(items[i].area, [items[j].area for j in parts]):
+            grouped.append((items[i], [items[j] for j in parts]))
             continue  # touching cards seen as one; the parts stand on their own
         better = [j for j in inside[i] if items[j].support > items[i].support + 0.15]
         if any(items[j].area > 0.5 * items[i].area for j in better) \
@@ -1540,7 +1558,36 @@ def _choose(candidates: list[_Found]) -> list[_Found]:
         keep.append(items[i])
         for j in inside[i]:
             dropped[j] = True  # the same card's panel, hole or a feature of its face
-    return _non_overlapping(keep)
+    return _non_overlapping(keep), grouped
+
+
+def _panelled(grouped: list[tuple[_Found, list[_Found]]], cards: list[_Found]) -> list[_Found]:
+    """``cards`` with each group of parts taken for touching cards (:func:`_choose`) given back
+    to their whole outline when the parts are too small for cards beside the three nearest
+    well-outlined ones (under :data:`PANEL_SHARE` of their median area) and the whole is about
+    their size (:func:`_neighbours_size`): the parts were the panels of one card's face (a
+    Sitting Ducks water card, a Bruce card's nests). Touching cards are each about their
+    neighbours' size, so they stay."""
+    out = list(cards)
+    for whole, parts in sorted(grouped, key=lambda group: -group[0].support):
+        ids = {id(p) for p in parts}
+        if not any(id(c) in ids for c in out):
+            continue
+        others = [c for c in out if id(c) not in ids]
+        near = [c for c in others if c.support >= 0.9
+                and _intersection(whole.quad, c.quad) < 0.3 * min(whole.area, c.area)]
+        if len(near) < 2:
+            continue
+        centre = whole.quad.mean(axis=0)
+        near.sort(key=lambda c: float(((c.quad.mean(axis=0) - centre) ** 2).sum()))
+        usual = statistics.median([c.area for c in near[:3]])
+        part = statistics.mean([p.area for p in parts])
+        if part >= PANEL_SHARE * usual or not _neighbours_size(whole.area, usual):
+            continue  # the parts are about the cards' size, or the whole is not: touching cards
+        if all(_intersection(whole.quad, o.quad) < 0.3 * min(whole.area, o.area)
+               for o in others):
+            out = [*others, whole]
+    return out
 
 
 def _is_group(area: float, part_areas: list[float]) -> bool:
