@@ -1542,6 +1542,7 @@ def _choose(candidates: list[_Found]) -> tuple[list[_Found], list[tuple[_Found, 
                 inside[i].append(j)
     keep: list[_Found] = []
     grouped: list[tuple[_Found, list[_Found]]] = []
+    held: dict[int, list[_Found]] = {}  # the outlines each kept one dropped
     dropped = [False] * n
     for i in range(n):
         if dropped[i]:
@@ -1556,9 +1557,33 @@ def _choose(candidates: list[_Found]) -> tuple[list[_Found], list[tuple[_Found, 
                 or len(set(better) & set(parts)) >= 2:
             continue  # a loose outline around well-edged cards: they are the better guess
         keep.append(items[i])
+        held[id(items[i])] = [items[j] for j in inside[i] if not dropped[j]]
         for j in inside[i]:
             dropped[j] = True  # the same card's panel, hole or a feature of its face
-    return _non_overlapping(keep), grouped
+    return _inner_outlines_back(_non_overlapping(keep), keep, held), grouped
+
+
+def _inner_outlines_back(chosen: list[_Found], keep: list[_Found],
+                         held: dict[int, list[_Found]]) -> list[_Found]:
+    """``chosen`` and, for each outline that lost to a better-supported card overlapping it
+    (:func:`_non_overlapping`), the largest outline it held inside that overlaps no card, is at
+    least half its size and about the size of the cards beside it (:func:`_neighbours_size`): a
+    loose outline that took in part of a neighbour was not the card, the outline inside it may
+    be. (One that took in two cards may hold another outline of both: hence the size.)"""
+    out = list(chosen)
+    kept = {id(c) for c in chosen}
+    for lost in keep:
+        if id(lost) in kept:
+            continue
+        for inner in held[id(lost)]:  # largest first
+            if inner.area < 0.5 * lost.area or any(
+                    _intersection(inner.quad, o.quad) >= 0.3 * min(inner.area, o.area) for o in out):
+                continue
+            usual = _neighbours_area(inner, out)
+            if usual is not None and _neighbours_size(inner.area, usual):
+                out.append(inner)
+                break
+    return out
 
 
 def _panelled(grouped: list[tuple[_Found, list[_Found]]], cards: list[_Found]) -> list[_Found]:
@@ -1574,20 +1599,26 @@ def _panelled(grouped: list[tuple[_Found, list[_Found]]], cards: list[_Found]) -
         if not any(id(c) in ids for c in out):
             continue
         others = [c for c in out if id(c) not in ids]
-        near = [c for c in others if c.support >= 0.9
-                and _intersection(whole.quad, c.quad) < 0.3 * min(whole.area, c.area)]
-        if len(near) < 2:
-            continue
-        centre = whole.quad.mean(axis=0)
-        near.sort(key=lambda c: float(((c.quad.mean(axis=0) - centre) ** 2).sum()))
-        usual = statistics.median([c.area for c in near[:3]])
+        usual = _neighbours_area(whole, others)
         part = statistics.mean([p.area for p in parts])
-        if part >= PANEL_SHARE * usual or not _neighbours_size(whole.area, usual):
+        if usual is None or part >= PANEL_SHARE * usual or not _neighbours_size(whole.area, usual):
             continue  # the parts are about the cards' size, or the whole is not: touching cards
         if all(_intersection(whole.quad, o.quad) < 0.3 * min(whole.area, o.area)
                for o in others):
             out = [*others, whole]
     return out
+
+
+def _neighbours_area(card: _Found, cards: list[_Found]) -> float | None:
+    """The median area of the (up to) three well-outlined ``cards`` nearest ``card`` that it
+    does not overlap; None when fewer than two are there to go by."""
+    near = [c for c in cards if c.support >= 0.9
+            and _intersection(card.quad, c.quad) < 0.3 * min(card.area, c.area)]
+    if len(near) < 2:
+        return None
+    centre = card.quad.mean(axis=0)
+    near.sort(key=lambda c: float(((c.quad.mean(axis=0) - centre) ** 2).sum()))
+    return statistics.median([c.area for c in near[:3]])
 
 
 def _is_group(area: float, part_areas: list[float]) -> bool:

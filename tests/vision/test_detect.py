@@ -15,6 +15,7 @@ import pytest
 from ducktable.vision import detect
 from ducktable.vision.bench import detection_check, match
 from ducktable.vision.detect import CROP_SIZE, Detection, crop_card, detect_cards, quad_iou
+from ducktable.vision.reader import reading_view
 from ducktable.vision.render import render_back, render_card
 from ducktable.vision.scene import Placement, card_quad, compose_scene, render_scene
 
@@ -303,7 +304,6 @@ def test_a_card_whose_outline_dots_broke_in_three_is_completed_from_the_cards_be
     corner (top left, rounded) has one arm cut short by a dot and the other nearly whole. With
     the two found, a second round completes it at their size (before: the flock was read as two
     cards, and the replay applied a wrong play)."""
-    from ducktable.vision.reader import reading_view
     from ducktable.vision.table_video import TableRenderer
     from ducktable.vision.table_video_grey import grey_bot_game, grey_layout, grey_script
 
@@ -848,3 +848,29 @@ def test_touching_cards_smaller_than_their_neighbours_stay_two() -> None:
     found = detect_cards(scene.image)
     matched, missed = match(scene.cards, [d.quad for d in found])
     assert not missed and len(found) == len(scene.cards) == 12
+
+
+@pytest.mark.parametrize(("seed", "index"), [(553, 3), (781, 17)])
+def test_an_outline_inside_a_loose_one_that_lost_gets_its_chance(
+        seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark scenes 553 and 781: a loose outline around a Sitting Ducks card, taking in part
+    of a neighbour, was kept over the card's own outline inside it, then lost to the better-edged
+    neighbour: the card was gone with it. The card's outline now comes back (without that, the
+    identity below, the card is missed)."""
+    scene = render_scene(seed)
+    assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.9
+    monkeypatch.setattr(detect, "_inner_outlines_back", lambda chosen, keep, held: chosen)
+    assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
+
+
+def test_an_outline_of_two_cards_does_not_come_back() -> None:
+    """Benchmark scene 382 at 1920 x 1080, searched at 1280 x 720: an outline around two touching
+    Sitting Ducks cards lost to a neighbour, and held inside it a second outline of the same two.
+    Brought back, it hid both cards from the later steps that find them; outlines larger than
+    the cards beside them stay out, and all 14 cards are found."""
+    scene = render_scene(382, size=(1920, 1080))
+    view, detail = reading_view(scene.image)
+    scale = scene.image.shape[1] / view.shape[1]
+    found = detect_cards(view, detail=detail)
+    matched, missed = match(scene.cards, [d.quad * scale for d in found])
+    assert not missed and len(found) == len(matched) == 14
