@@ -535,25 +535,32 @@ def _halves(card: _Found, grads: _Gradients, settings: DetectorSettings, min_are
             max_area: float, usual: tuple[float, float]) -> list[_Found]:
     """Two touching cards side by side taken for one (their meeting line too faint for
     :func:`_splits`): the two halves, when both snap and pass as cards whose short and long
-    sides are within 15% of the ``usual`` ones of the cards beside them, with a margin about
-    as light on every side (the cut side too); else nothing."""
+    sides are within 15% of the ``usual`` ones of the cards beside them, each with a margin
+    along the cut about as light as along its other sides (a cut through one card's face runs
+    through its print; a shadow may darken any outer side); else nothing."""
     def usual_sides(quad: np.ndarray) -> bool:
         return all(abs(math.log(side / side_usual)) < 0.15
                    for side, side_usual in zip(sides_of(quad), usual, strict=True))
 
-    def light_all_round(quad: np.ndarray) -> bool:  # a cut through one card's face is not
-        sides = np.median(_margin_levels(quad, grads)[0], axis=1)
-        return bool(sides.min() >= 0.85 * np.median(sides))
-
     for pieces in _splits(card.quad, grads, settings, need_edge=False):
         if len(pieces) != 2 or not all(usual_sides(p) for p in pieces):
             continue
-        snapped = [_snap(p, grads) for p in pieces]
-        if all(s is not None and s.support >= 0.85 and usual_sides(s.quad)
-               and _acceptable(s, settings, min_area, max_area) and _is_card(s, grads)
-               and light_all_round(s.quad) for s in snapped):
-            return [s for s in snapped if s is not None]
+        halves = [s for s in (_snap(p, grads) for p in pieces)
+                  if s is not None and s.support >= 0.85 and usual_sides(s.quad)
+                  and _acceptable(s, settings, min_area, max_area) and _is_card(s, grads)]
+        if len(halves) == 2 and _light_along_cut(halves[0].quad, halves[1].quad, grads) \
+                and _light_along_cut(halves[1].quad, halves[0].quad, grads):
+            return halves
     return []
+
+
+def _light_along_cut(quad: np.ndarray, other: np.ndarray, grads: _Gradients) -> bool:
+    """Is the margin of ``quad`` along its side facing ``other`` about as light as along its
+    other sides? (See :func:`_halves`.)"""
+    sides = np.median(_margin_levels(quad, grads)[0], axis=1)
+    middles = (quad + quad[_NEXT]) / 2
+    facing = int(np.argmin(((middles - other.mean(axis=0)) ** 2).sum(axis=1)))
+    return bool(sides[facing] >= 0.85 * np.median(sides))
 
 
 def _cut_short(quad: np.ndarray, grads: _Gradients) -> list[int]:

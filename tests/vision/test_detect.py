@@ -874,3 +874,23 @@ def test_an_outline_of_two_cards_does_not_come_back() -> None:
     found = detect_cards(view, detail=detail)
     matched, missed = match(scene.cards, [d.quad * scale for d in found])
     assert not missed and len(found) == len(matched) == 14
+
+
+def test_two_touching_cards_are_parted_though_a_shadow_darkens_one_side(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark scene 781: a pink duck and a sky 6 of Sitting Ducks lie side by side, outlined
+    as one. Halved, each half is a card, but a shadow darkens both along their outer top side
+    (margin 163-171 against 217-222): halves had to be light on every side, and both cards were
+    missed. Only the side along the cut must be (a cut through one card's face runs through its
+    print); with the old all-round check below, both are missed again."""
+    scene = render_scene(781)
+    found = detect_cards(scene.image)
+    assert min(best_match(found, scene.cards[i].quad) for i in (14, 18)) > 0.85
+
+    def light_all_round(quad: np.ndarray, other: np.ndarray, grads: detect._Gradients) -> bool:
+        sides = np.median(detect._margin_levels(quad, grads)[0], axis=1)
+        return bool(sides.min() >= 0.85 * np.median(sides))
+
+    monkeypatch.setattr(detect, "_light_along_cut", light_all_round)
+    found = detect_cards(scene.image)
+    assert max(best_match(found, scene.cards[i].quad) for i in (14, 18)) < 0.7
