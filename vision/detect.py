@@ -24,9 +24,12 @@ How, in seven steps:
    sides) and its sides stop at its corners (a checked cloth's lines run on).
 5. *Choose*: nested candidates of one card keep the outermost well-edged one; a candidate
    tiled by smaller candidates of one size, or a loose outline round two or more well-edged
-   cards, gives way to them. Cards on one table look about the same size (a tilted camera
-   makes the nearest at most about twice the farthest): a "card" far smaller than the
-   well-outlined ones is a patch of the table, one far larger the outline of a group.
+   cards, gives way to them, unless they are too small for cards beside their neighbours and
+   it is their size (the panels printed on one card's face). A loose outline that lost to a
+   better-edged neighbour gives back the outline it held inside, when that is a card's size.
+   Cards on one table look about the same size (a tilted camera makes the nearest at most
+   about twice the farthest): a "card" far smaller than the well-outlined ones is a patch of
+   the table, one far larger the outline of a group.
 6. *Corners*: an outline that ran into other edges (a touching card, printing touching the
    margin, texture) belongs to a larger contour that is no quadrilateral; each right-angled
    corner of such a contour is completed to a card the size of the nearest cards found (where
@@ -39,8 +42,9 @@ How, in seven steps:
    first, at most 50 a round (a checked cloth offers hundreds).
 7. *Sizes*: a card smaller and squatter than the cards beside it, whose sides run on past
    one of its sides, was cut at a line across its face (a wave band): it is extended to the
-   next edge (so is a candidate too square to be a card). A card twice their size whose halves
-   are cards like them, light all round, is two touching cards.
+   next edge (so is a candidate too square to be a card; one that is their size and edged all
+   round is a card seen squat through a steep camera, kept as it is). A card twice their size
+   whose halves are cards like them, light along the cut, is two touching cards.
 """
 
 from __future__ import annotations
