@@ -613,17 +613,12 @@ def _of_one_size(cards: list[_Found]) -> list[_Found]:
     ``SMALLEST_SHARE`` of the median well-outlined card's area is a patch of the table, and
     one over ``LARGEST_SHARE`` of it (given three well-outlined cards to go by) the outline
     around a group of touching cards."""
-    low, high = _usual_areas(cards)
-    return [c for c in cards if low <= c.area <= high]
-
-
-def _usual_areas(cards: list[_Found]) -> tuple[float, float]:
-    """The range of areas :func:`_of_one_size` keeps among ``cards``."""
     sure = sorted(c.area for c in cards if c.support >= 0.9)
     if not sure:
-        return 0.0, math.inf
+        return cards
     median = sure[len(sure) // 2]
-    return SMALLEST_SHARE * median, LARGEST_SHARE * median if len(sure) >= 3 else math.inf
+    most = LARGEST_SHARE * median if len(sure) >= 3 else math.inf
+    return [c for c in cards if SMALLEST_SHARE * median <= c.area <= most]
 
 
 _Tried = tuple[float, np.ndarray, tuple[float, float, float, float]]
