@@ -486,8 +486,7 @@ def _whole(cards: list[_Found], squat: list[_Found], grads: _Gradients,
                 kept.append(True)
             continue
         if k >= len(cards) and _whole_but_squat(card, usual) and not any(
-                kept[j] and _intersection(card.quad, o.quad) > 0.3 * min(o.area, card.area)
-                for j, o in enumerate(out) if j != k):
+                kept[j] and _overlapping(card, o) for j, o in enumerate(out) if j != k):
             kept[k] = True
             continue
         own_short, own_long = sides_of(card.quad)
@@ -1546,9 +1545,8 @@ def _choose(candidates: list[_Found]) -> tuple[list[_Found], list[tuple[_Found, 
                 inside[i].append(j)  # the same quad twice
             elif _intersection(items[i].quad, items[j].quad) > 0.8 * items[j].area:
                 inside[i].append(j)
-    keep: list[_Found] = []
     grouped: list[tuple[_Found, list[_Found]]] = []
-    held: dict[int, list[_Found]] = {}  # the outlines each kept one dropped
+    held: list[tuple[_Found, list[_Found]]] = []  # each outline kept, with those it dropped
     dropped = [False] * n
     for i in range(n):
         if dropped[i]:
@@ -1562,15 +1560,14 @@ def _choose(candidates: list[_Found]) -> tuple[list[_Found], list[tuple[_Found, 
         if any(items[j].area > 0.5 * items[i].area for j in better) \
                 or len(set(better) & set(parts)) >= 2:
             continue  # a loose outline around well-edged cards: they are the better guess
-        keep.append(items[i])
-        held[id(items[i])] = [items[j] for j in inside[i] if not dropped[j]]
+        held.append((items[i], [items[j] for j in inside[i] if not dropped[j]]))
         for j in inside[i]:
             dropped[j] = True  # the same card's panel, hole or a feature of its face
-    return _inner_outlines_back(_non_overlapping(keep), keep, held), grouped
+    return _inner_outlines_back(_non_overlapping([kept for kept, _ in held]), held), grouped
 
 
-def _inner_outlines_back(chosen: list[_Found], keep: list[_Found],
-                         held: dict[int, list[_Found]]) -> list[_Found]:
+def _inner_outlines_back(chosen: list[_Found],
+                         held: list[tuple[_Found, list[_Found]]]) -> list[_Found]:
     """``chosen`` and, for each outline that lost to a better-supported card overlapping it
     (:func:`_non_overlapping`), the largest outline it held inside that overlaps no card, is at
     least half its size and about the size of the cards beside it (:func:`_neighbours_size`): a
@@ -1578,12 +1575,11 @@ def _inner_outlines_back(chosen: list[_Found], keep: list[_Found],
     be. (One that took in two cards may hold another outline of both: hence the size.)"""
     out = list(chosen)
     kept = {id(c) for c in chosen}
-    for lost in keep:
+    for lost, inside in held:
         if id(lost) in kept:
             continue
-        for inner in held[id(lost)]:  # largest first
-            if inner.area < 0.5 * lost.area or any(
-                    _intersection(inner.quad, o.quad) >= 0.3 * min(inner.area, o.area) for o in out):
+        for inner in inside:  # largest first
+            if inner.area < 0.5 * lost.area or any(_overlapping(inner, o) for o in out):
                 continue
             usual = _neighbours_area(inner, out)
             if usual is not None and _neighbours_size(inner.area, usual):
@@ -1609,8 +1605,7 @@ def _panelled(grouped: list[tuple[_Found, list[_Found]]], cards: list[_Found]) -
         part = statistics.mean([p.area for p in parts])
         if usual is None or part >= PANEL_SHARE * usual or not _neighbours_size(whole.area, usual):
             continue  # the parts are about the cards' size, or the whole is not: touching cards
-        if all(_intersection(whole.quad, o.quad) < 0.3 * min(whole.area, o.area)
-               for o in others):
+        if not any(_overlapping(whole, o) for o in others):
             out = [*others, whole]
     return out
 
@@ -1618,8 +1613,7 @@ def _panelled(grouped: list[tuple[_Found, list[_Found]]], cards: list[_Found]) -
 def _neighbours_area(card: _Found, cards: list[_Found]) -> float | None:
     """The median area of the (up to) three well-outlined ``cards`` nearest ``card`` that it
     does not overlap; None when fewer than two are there to go by."""
-    near = [c for c in cards if c.support >= 0.9
-            and _intersection(card.quad, c.quad) < 0.3 * min(card.area, c.area)]
+    near = [c for c in cards if c.support >= 0.9 and not _overlapping(card, c)]
     if len(near) < 2:
         return None
     centre = card.quad.mean(axis=0)
@@ -1649,9 +1643,14 @@ def _non_overlapping(keep: list[_Found]) -> list[_Found]:
     """Cards do not overlap much: of two that do, the better supported one stays."""
     out: list[_Found] = []
     for cand in sorted(keep, key=lambda c: -c.support):
-        if all(_intersection(cand.quad, o.quad) < 0.3 * min(cand.area, o.area) for o in out):
+        if not any(_overlapping(cand, o) for o in out):
             out.append(cand)
     return out
+
+
+def _overlapping(a: _Found, b: _Found) -> bool:
+    """Do ``a`` and ``b`` overlap by 30% of the smaller or more, more than two cards can?"""
+    return _intersection(a.quad, b.quad) >= 0.3 * min(a.area, b.area)
 
 
 # ---- geometry -----------------------------------------------------------------------------------

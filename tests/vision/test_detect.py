@@ -859,7 +859,7 @@ def test_an_outline_inside_a_loose_one_that_lost_gets_its_chance(
     identity below, the card is missed)."""
     scene = render_scene(seed)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.9
-    monkeypatch.setattr(detect, "_inner_outlines_back", lambda chosen, keep, held: chosen)
+    monkeypatch.setattr(detect, "_inner_outlines_back", lambda chosen, held: chosen)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
 
 
