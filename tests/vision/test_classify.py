@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from ducktable.vision import render
@@ -149,6 +150,25 @@ def test_preprocess_takes_any_size_grey_or_bgra_and_refuses_floats() -> None:
     assert preprocess(images, 64, 96, [0.5] * 3, [0.25] * 3).shape == (3, 3, 96, 64)
     with pytest.raises(ValueError, match="crop 0 .* uint8"):
         preprocess([np.zeros((150, 100, 3), np.float32)], 64, 96, [0.5] * 3, [0.25] * 3)
+
+
+def test_preprocess_normalises_each_channel_as_the_manifest_says() -> None:
+    """The looked-up levels are the figures of normalising every pixel: channel by channel,
+    crop by crop, in NCHW order."""
+    rng = np.random.default_rng(3)
+    crops = [rng.integers(0, 256, (150, 100, 3), dtype=np.uint8),
+             rng.integers(0, 256, (40, 30, 3), dtype=np.uint8)]
+    mean, std = [0.4, 0.5, 0.6], [0.2, 0.25, 0.3]
+    batch = preprocess(crops, 64, 96, mean, std)
+    for crop, got in zip(crops, batch, strict=True):
+        shrink = crop.shape[0] >= 96
+        small = cv2.resize(crop, (64, 96),
+                           interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+        for c in range(3):
+            want = (small[..., c].astype(np.float32) / 255.0 - np.float32(mean[c])) \
+                / np.float32(std[c])
+            assert np.array_equal(got[c], want)
+    assert preprocess([], 64, 96, mean, std).shape == (0, 3, 96, 64)
 
 
 # ---- the shipped model files -----------------------------------------------------------------
