@@ -159,7 +159,8 @@ def preprocess(crops: Sequence[np.ndarray], width: int, height: int,
         cv2.resize(img, (width, height), dst=resized[i],
                    interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
     levels = np.arange(256, dtype=np.float32)[:, None] / 255.0
-    table = (levels - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)
+    table = ((levels - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)).astype(
+        np.float32, copy=False)
     normalised = cv2.LUT(resized.reshape(-1, width, 3), table.reshape(256, 1, 3))
     return np.ascontiguousarray(normalised.reshape(-1, height, width, 3).transpose(0, 3, 1, 2))
 
