@@ -1137,18 +1137,19 @@ def _contour_bounds(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndar
     diagonal line's box is large but its hull no card."""
     points = np.concatenate(contours).reshape(-1, 2)
     lengths = np.fromiter(map(len, contours), np.int64, len(contours))
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    extents = np.empty((len(points), 4), np.int32)  # x, y, x + y, x - y
-    extents[:, :2] = points
-    np.add(points[:, 0], points[:, 1], out=extents[:, 2])
-    np.subtract(points[:, 0], points[:, 1], out=extents[:, 3])
-    low = np.minimum.reduceat(extents, starts, axis=0).astype(np.int64)
-    high = np.maximum.reduceat(extents, starts, axis=0).astype(np.int64)
-    (x0, y0, s0, d0), (x1, y1, s1, d1) = low.T, high.T
+    starts = np.zeros(len(contours), np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    extents = np.empty((4, len(points)), np.int32)  # x, y, x + y, x - y: a row each
+    extents[:2] = points.T
+    np.add(extents[0], extents[1], out=extents[2])
+    np.subtract(extents[0], extents[1], out=extents[3])
+    low = np.minimum.reduceat(extents, starts, axis=1).astype(np.int64)
+    high = np.maximum.reduceat(extents, starts, axis=1).astype(np.int64)
+    (x0, y0, s0, d0), (x1, y1, s1, d1) = low, high
     corners = ((s0 - x0 - y0) ** 2 + (x1 + y1 - s1) ** 2  # the box less its four corners
                + (d0 - x0 + y1) ** 2 + (x1 - y0 - d1) ** 2)
     octagon = (x1 - x0) * (y1 - y0) - corners / 2
-    return (high - low + 1)[:, :2], octagon
+    return (high - low + 1)[:2].T, octagon
 
 
 def _paper_mask(blurred: np.ndarray) -> np.ndarray:
