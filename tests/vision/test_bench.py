@@ -7,6 +7,7 @@ from ducktable.vision import bench
 from ducktable.vision.bench import CAPTURE_SIZE, EMPTY_SEED_OFFSET, Tally, parallel_checks, pipeline_check
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.pipeline import CardReader
+from ducktable.vision.scene import render_scene
 
 
 def test_several_processes_read_the_scenes_as_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -28,3 +29,16 @@ def test_tallies_add_up() -> None:
     assert (total.frames, total.cards, total.matched, total.detections) == (3, 12, 11, 13)
     assert total.misses == [(1, "duck/red-1"), (2, "back")] and total.named_false == 1
     assert total.recall == 11 / 12
+
+
+def test_speed_figures_come_with_the_machine_yardstick() -> None:
+    """The detector's time is also given over a fixed piece of work timed on the same machine
+    at the same time, and the report prints both."""
+    reader = CardReader(CardClassifier.load(threads=1))
+    figures = bench.timings(reader, [render_scene(3, n_cards=12).image])
+    assert figures["yardstick_cpu_ms"] > 0
+    assert figures["detect_per_yardstick"] == pytest.approx(
+        figures["detect_cpu_ms_median"] / figures["yardstick_cpu_ms"])
+    report = bench.report({"scenes": 0, "cards": 0, "empty_frames": 0, **figures})
+    assert "machine yardstick" in report and f"{figures['detect_per_yardstick']:.2f} times" in report
+    assert bench.timings(reader, []) == {}
