@@ -219,7 +219,7 @@ def timings(reader: CardReader, frames: Sequence[np.ndarray]) -> dict[str, float
 
 def machine_yardstick_ms(repeats: int = 9) -> float:
     """CPU ms (median) of a fixed piece of work made like a frame's: edges and contours of a
-    seeded 1280 x 720 picture, then a thousand numpy calls on quads.
+    seeded 1280 x 720 picture, then some 1,500 numpy calls on small arrays.
 
     Why: the machine the figures are taken on is shared, and its speed has differed 2.4-fold
     between days for the same code. The detector's time over this one compares across days

@@ -148,8 +148,8 @@ def preprocess(crops: Sequence[np.ndarray], width: int, height: int,
     """BGR uint8 crops of any size -> float32 NCHW batch, resized and normalised.
 
     The 256 grey levels of each channel are normalised once, into a table every pixel is
-    looked up in (the same float32 figures as normalising each pixel, a third of the time:
-    every frame read normalises a dozen crops)."""
+    looked up in (the same float32 figures as normalising each pixel, in about half the
+    time: every frame read normalises a dozen crops)."""
     if len(crops) == 0:
         return np.empty((0, 3, height, width), np.float32)
     resized = np.empty((len(crops), height, width, 3), np.uint8)

@@ -1139,7 +1139,8 @@ def _contour_bounds(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndar
     lengths = np.fromiter(map(len, contours), np.int64, len(contours))
     starts = np.zeros(len(contours), np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
-    extents = np.empty((4, len(points)), np.int32)  # x, y, x + y, x - y: a row each
+    # x, y, x + y, x - y, a row each: numpy reduces along contiguous rows faster
+    extents = np.empty((4, len(points)), np.int32)
     extents[:2] = points.T
     np.add(extents[0], extents[1], out=extents[2])
     np.subtract(extents[0], extents[1], out=extents[3])
