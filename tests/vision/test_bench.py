@@ -37,8 +37,7 @@ def test_speed_figures_come_with_the_machine_yardstick() -> None:
     reader = CardReader(CardClassifier.load(threads=1))
     figures = bench.timings(reader, [render_scene(3, n_cards=12).image])
     assert figures["yardstick_cpu_ms"] > 0
-    assert figures["detect_per_yardstick"] == pytest.approx(
-        figures["detect_cpu_ms_median"] / figures["yardstick_cpu_ms"])
+    ratio = figures["detect_cpu_ms_median"] / figures["yardstick_cpu_ms"]
     report = bench.report({"scenes": 0, "cards": 0, "empty_frames": 0, **figures})
-    assert "machine yardstick" in report and f"{figures['detect_per_yardstick']:.2f} times" in report
+    assert "machine yardstick" in report and f"{ratio:.2f} times" in report
     assert bench.timings(reader, []) == {}
