@@ -1102,6 +1102,9 @@ def _candidate_quads(grads: _Gradients, min_area: float,
     """
     edges = grads.edges
     maps = [edges, cv2.dilate(edges, np.ones((2, 2), np.uint8)), _paper_mask(grads.blurred)]
+    # A quad this small shares no key below with one large enough to be tried (the key steps
+    # by 3 px of its area's root): it need not be made unless its contour may go to ``merged``.
+    never_tried = (3 * math.floor(math.sqrt(min_area) / 3)) ** 2
     quads: list[np.ndarray] = []
     seen: set[tuple[int, int, int]] = set()
     for map_index, edge_map in enumerate(maps):
@@ -1115,9 +1118,12 @@ def _candidate_quads(grads: _Gradients, min_area: float,
         for index in large.tolist():
             contour = contours[index]
             bw, bh = boxes[index].tolist()
+            may_merge = merged is not None and map_index < 2 and bw * bh >= 1.5 * min_area
+            if not may_merge and hull_bounds[index] < never_tried:
+                continue  # (a third of the contours judged one by one, each a convex hull)
             quad = None if hull_bounds[index] < min_area * 0.6 else _quad_of(contour, min_area * 0.6)
             if quad is None:
-                if merged is not None and map_index < 2 and bw * bh >= 1.5 * min_area:
+                if may_merge and merged is not None:
                     merged.append(contour)
                 continue
             if _area(quad) < min_area * 0.6:
@@ -1446,6 +1452,10 @@ def _cards_of(cuts: list[list[np.ndarray]], grads: _Gradients, settings: Detecto
     return []
 
 
+_CUT_AT = {k: np.array([[j / k] for j in range(k + 1)], np.float32) for k in (2, 3)}
+"""Where the cuts of a row of 2 or 3 cards lie along it, its ends included."""
+
+
 def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
             need_edge: bool = True) -> list[list[np.ndarray]]:
     """Ways to cut ``quad`` into 2 or 3 card-shaped pieces in a row, or 4 two by two, along
@@ -1454,15 +1464,12 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
     ways: list[tuple[list[np.ndarray], list[tuple[np.ndarray, np.ndarray]]]] = []  # pieces, lines
     for axis in (0, 1):  # cut across sides 0/2 or across sides 1/3
         q = quad if axis == 0 else quad[_NEXT]
-        for k in (2, 3):
-            cuts = []
-            for j in range(k + 1):
-                t = j / k
-                cuts.append((q[0] + t * (q[1] - q[0]), q[3] + t * (q[2] - q[3])))
-            pieces = [np.array([cuts[j][0], cuts[j + 1][0], cuts[j + 1][1], cuts[j][1]], np.float32)
-                      for j in range(k)]
+        for k, ts in _CUT_AT.items():  # each cut's ends on sides 0 and 2, all at once
+            top = q[0] + ts * (q[1] - q[0])
+            bottom = q[3] + ts * (q[2] - q[3])
+            pieces = list(np.stack([top[:-1], top[1:], bottom[1:], bottom[:-1]], axis=1))
             if all(_card_shaped(p, settings.min_aspect, settings.max_aspect) for p in pieces):
-                ways.append((pieces, cuts[1:k]))
+                ways.append((pieces, list(zip(top[1:k], bottom[1:k]))))
     # Four cards two by two: both middle lines run right across.
     mid = (quad + quad[_NEXT]) / 2  # the middle of each side
     centre = quad.sum(axis=0) / 4
