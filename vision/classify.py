@@ -40,6 +40,15 @@ recut names another card. Measured with the shipped model on cards it could not 
 scenes 0-499, 38 of 70 named, all right; the 52-card deck it does not know (300 scenes), none
 named (at a margin of 0 or one vote, 14 were, which takes its rejection under 95%)."""
 
+CLEAR_MARGIN = 0.05
+CLEAR_GAP = 0.10
+"""A crop is named clearly as cut when its closest card clears that card's threshold by
+:data:`CLEAR_MARGIN` and every other candidate by :data:`CLEAR_GAP`; only the other crops are
+also looked at turned by 180 degrees. Chosen on the crops the detector cut from bench scenes
+0-499 (6,053 cards): 97.7% are clear, and naming them as cut got 5,974 right and 20 wrong,
+against 5,972 and 20 looking at every crop both ways (scenes 500-799: 97.6% clear, 3,554 right
+and 7 wrong either way)."""
+
 
 # ---- errors ----------------------------------------------------------------------------------
 class ModelError(Exception):
@@ -241,8 +250,9 @@ class CardClassifier:
         """Embeddings (n, dim) and class similarities (n, classes) for ``crops``.
 
         Each crop is also looked at turned by 180° (a card reads the same either way up) and
-        the two views are averaged, so the answer does not depend on which end the detector
-        took for the top.
+        the two views are averaged, so an enrolled prototype made from them does not depend on
+        which end of the photo was the top. (:meth:`classify` turns only the crops it cannot
+        name clearly as cut.)
         """
         n = len(crops)
         if n == 0:
@@ -250,24 +260,33 @@ class CardClassifier:
             return np.zeros((0, dim), np.float32), np.zeros((0, len(self._labels)), np.float32)
         m = self.manifest
         batch = preprocess(crops, m.width, m.height, m.mean, m.std)
-        both = np.concatenate([batch, batch[:, :, ::-1, ::-1]])
-        emb, scores = (np.asarray(a, np.float32)
-                       for a in self.session.run(list(m.outputs), {m.input_name: both}))
-        mean = emb[:n] + emb[n:]
-        mean /= np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), 1e-9)
-        return mean, (scores[:n] + scores[n:]) / 2
+        emb, scores = self._look(np.concatenate([batch, batch[:, :, ::-1, ::-1]]))
+        return _unit(emb[:n] + emb[n:]), (scores[:n] + scores[n:]) / 2
 
     def classify(self, crops: Sequence[np.ndarray], *,
                  games: Collection[str] | None = None) -> list[Classification]:
         """Label every crop; ``games`` (e.g. ``{"duck"}``) limits the candidates to those decks
-        (``back`` and ``unknown`` always stay possible)."""
+        (``back`` and ``unknown`` always stay possible).
+
+        A crop not named clearly as cut (see :data:`CLEAR_MARGIN`) is also looked at turned
+        by 180 degrees, the two views averaged as :meth:`embed` does: nearly every crop costs
+        one run of the model in place of two."""
         start = time.perf_counter()
-        emb, scores = self.embed(crops)
         n = len(crops)
         if n == 0:
             return []
         m = self.manifest
-        labels, sims, thresholds = self._candidates(emb, scores, games)
+        batch = preprocess(crops, m.width, m.height, m.mean, m.std)
+        emb, scores = self._look(batch)
+        labels, sims, thresholds = self._candidates(_unit(emb), scores, games)
+        unclear = np.flatnonzero(~_named_clearly(sims, thresholds, labels == UNKNOWN))
+        if len(unclear):
+            turned_emb, turned_scores = self._look(
+                np.ascontiguousarray(batch[unclear][:, :, ::-1, ::-1]))
+            emb[unclear] += turned_emb
+            scores[unclear] = (scores[unclear] + turned_scores) / 2
+            labels, sims, thresholds = self._candidates(_unit(emb), scores, games)
+        emb = _unit(emb)
         is_unknown = labels == UNKNOWN
         seconds = (time.perf_counter() - start) / n
         out = []
@@ -303,6 +322,12 @@ class CardClassifier:
         return replace(best, confidence=min(r.confidence for _, r in clear), recut=index)
 
     # helpers
+    def _look(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The model's embeddings (not yet unit length) and class similarities for ``batch``."""
+        m = self.manifest
+        emb, scores = self.session.run(list(m.outputs), {m.input_name: batch})
+        return np.asarray(emb, np.float32), np.asarray(scores, np.float32)
+
     def _candidates(self, emb: np.ndarray, scores: np.ndarray, games: Collection[str] | None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Candidate labels, each crop's similarity to them, and each one's threshold.
@@ -357,6 +382,25 @@ class _ViewGroups:
 
 
 # ---- files -----------------------------------------------------------------------------------
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (a zero row stays zero)."""
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+
+def _named_clearly(sims: np.ndarray, thresholds: np.ndarray, is_unknown: np.ndarray
+                   ) -> np.ndarray:
+    """Per row of ``sims`` (crops x candidates): does its closest card clear that card's
+    threshold by :data:`CLEAR_MARGIN` and every other candidate, ``unknown`` included, by
+    :data:`CLEAR_GAP`?"""
+    rows = np.arange(len(sims))
+    cards = np.where(is_unknown, -np.inf, sims)
+    best = cards.argmax(axis=1)
+    top = cards[rows, best]
+    others = sims.copy()
+    others[rows, best] = -np.inf
+    return (top >= thresholds[best] + CLEAR_MARGIN) & (top >= others.max(axis=1) + CLEAR_GAP)
+
+
 def read_manifest(model_path: Path) -> Manifest:
     path = manifest_path(model_path)
     if not path.is_file():

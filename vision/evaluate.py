@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.vision import augment, render
+from ducktable.vision.bench import machine_yardstick_ms
 from ducktable.vision.classify import (
     CardClassifier,
     Prototypes,
@@ -336,6 +337,8 @@ def run(model_path: Path, *, quick: bool = False, seed: int = 2024,
     speed_crops = crops[:: max(1, len(crops) // 60)]
     fig.put("ms_per_card_fp32", round(ms_per_card(model_path, speed_crops), 3),
             "1 thread, batch 1, preprocessing included")
+    fig.put("machine_yardstick_ms", round(machine_yardstick_ms(), 1),
+            "CPU ms of the fixed work `ducktable bench vision` also times: compares days")
     try:
         import onnx  # noqa: F401  (onnxruntime's quantiser needs it: the `train` extra)
     except ImportError:
@@ -393,6 +396,8 @@ def write_card(model_path: Path, fig: Figures, card_path: Path, png_name: str) -
         ("ms per card, fp32, onnxruntime 1 thread, batch 1",
          f"**{v.get('ms_per_card_fp32', '?')}**"),
         ("ms per card, int8 (static QDQ, per-channel)", str(v.get("ms_per_card_int8", "?"))),
+        ("machine yardstick, timed in the same run (`ducktable bench vision`'s fixed work)",
+         f"{v.get('machine_yardstick_ms', '?')} ms"),
         ("reference accuracy fp32 / int8",
          f"{pct('reference_accuracy')} / {pct('reference_accuracy_int8')}"),
         ("unknown deck rejected fp32 / int8",
