@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from ducktable.vision import evaluate, render
 from ducktable.vision.bench import pipeline_check
-from ducktable.vision.classify import CardClassifier
+from ducktable.vision.classify import CardClassifier, default_model_path
 from ducktable.vision.enroll import detector_finder
 from ducktable.vision.pipeline import CardReader
 
@@ -74,3 +74,12 @@ def test_an_unseen_printing_is_read_after_two_photos_per_card(classifier: CardCl
         total += n
         assert run.before_wrong <= 0.02  # before enrolment it says unknown rather than guess
     assert right / total >= ENROLLED_MIN
+
+
+def test_the_card_times_its_models_in_turn(classifier: CardClassifier) -> None:
+    """fp32 and int8 are timed crop by crop in turn (a drifting machine affects both alike):
+    one median per model given, in their order."""
+    crops = evaluate.reference_crops(classifier, 1, SEED)[0][:4]
+    model = default_model_path()
+    times = evaluate.ms_per_card([model, model], crops, repeats=8)
+    assert len(times) == 2 and all(0 < t < 1000 for t in times)
