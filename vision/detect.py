@@ -1469,7 +1469,7 @@ def _splits(quad: np.ndarray, grads: _Gradients, settings: DetectorSettings,
             bottom = q[3] + ts * (q[2] - q[3])
             pieces = list(np.stack([top[:-1], top[1:], bottom[1:], bottom[:-1]], axis=1))
             if all(_card_shaped(p, settings.min_aspect, settings.max_aspect) for p in pieces):
-                ways.append((pieces, list(zip(top[1:k], bottom[1:k]))))
+                ways.append((pieces, list(zip(top[1:k], bottom[1:k], strict=True))))
     # Four cards two by two: both middle lines run right across.
     mid = (quad + quad[_NEXT]) / 2  # the middle of each side
     centre = quad.sum(axis=0) / 4
