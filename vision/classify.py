@@ -381,7 +381,7 @@ class _ViewGroups:
         return np.maximum.reduceat(sims[:, self.order], self.starts, axis=1).astype(np.float32)
 
 
-# ---- files -----------------------------------------------------------------------------------
+# ---- naming arithmetic -----------------------------------------------------------------------
 def _unit(vectors: np.ndarray) -> np.ndarray:
     """Each row scaled to unit length (a zero row stays zero)."""
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
@@ -401,6 +401,7 @@ def _named_clearly(sims: np.ndarray, thresholds: np.ndarray, is_unknown: np.ndar
     return (top >= thresholds[best] + CLEAR_MARGIN) & (top >= others.max(axis=1) + CLEAR_GAP)
 
 
+# ---- files -----------------------------------------------------------------------------------
 def read_manifest(model_path: Path) -> Manifest:
     path = manifest_path(model_path)
     if not path.is_file():

@@ -1120,7 +1120,7 @@ def _candidate_quads(grads: _Gradients, min_area: float,
             bw, bh = boxes[index].tolist()
             may_merge = merged is not None and map_index < 2 and bw * bh >= 1.5 * min_area
             if not may_merge and hull_bounds[index] < never_tried:
-                continue  # (a third of the contours judged one by one, each a convex hull)
+                continue  # (about a quarter of the contours judged one by one, each a convex hull)
             quad = None if hull_bounds[index] < min_area * 0.6 else _quad_of(contour, min_area * 0.6)
             if quad is None:
                 if may_merge and merged is not None:

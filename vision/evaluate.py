@@ -346,11 +346,11 @@ def run(model_path: Path, *, quick: bool = False, seed: int = 2024,
 
     speed_crops = crops[:: max(1, len(crops) // 60)]
     fig.put("machine_yardstick_ms", round(machine_yardstick_ms(), 1),
-            "CPU ms of the fixed work `ducktable bench vision` also times: compares days")
+            "CPU ms of the fixed work `ducktable bench vision` also times: a guide across days")
     try:
-        import onnx  # noqa: F401  (onnxruntime's quantiser needs it: the `train` extra)
+        import onnx  # noqa: F401  (onnxruntime's quantiser needs it: the dev and train extras)
     except ImportError:
-        print("(onnx is not installed: int8 figures skipped; pip install -e '.[train]')")
+        print("(onnx is not installed: int8 figures skipped; pip install -e '.[dev]')")
         [fp32_ms] = ms_per_card([model_path], speed_crops)
         fig.put("ms_per_card_fp32", round(fp32_ms, 3), "1 thread, batch 1, preprocessing included")
         fig.put("cpu", platform.processor() or platform.machine())
@@ -407,7 +407,8 @@ def write_card(model_path: Path, fig: Figures, card_path: Path, png_name: str) -
          pct("unknown_deck_rejected_with_enrolments")),
         ("ms per card, fp32, onnxruntime 1 thread, batch 1",
          f"**{v.get('ms_per_card_fp32', '?')}**"),
-        ("ms per card, int8 (static QDQ, per-channel, 7-bit weights)", str(v.get("ms_per_card_int8", "?"))),
+        ("ms per card, int8 (static QDQ, per-channel, 7-bit weights)",
+         str(v.get("ms_per_card_int8", "?"))),
         ("machine yardstick, timed in the same run (`ducktable bench vision`'s fixed work)",
          f"{v.get('machine_yardstick_ms', '?')} ms"),
         ("reference accuracy fp32 / int8",
