@@ -185,8 +185,8 @@ def timings(reader: CardReader, frames: Sequence[np.ndarray]) -> dict[str, float
 
     Times are wall-clock; the detector's median is also given in CPU time of this process
     (``detect_cpu_ms_median``), which a machine shared with other work inflates far less, with
-    :func:`machine_yardstick_ms` timed alongside (``yardstick_cpu_ms``): their ratio compares
-    across days.
+    :func:`machine_yardstick_ms` timed alongside (``yardstick_cpu_ms``): their ratio is a
+    guide across days.
     """
     detect_ms: list[float] = []
     detect_cpu_ms: list[float] = []

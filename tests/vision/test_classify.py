@@ -31,10 +31,12 @@ AXES = np.eye(5, dtype=np.float32)  # class k's prototype is axis k of a 5-d emb
 class FakeSession:
     """Stands in for onnxruntime: each crop gets the next queued embedding and its cosine
     scores; a crop turned by 180° (the classifier's turned view of a crop it has just seen)
-    gets that crop's embedding again, as a card reads the same either way up."""
+    gets that crop's embedding again, as a card reads the same either way up, or ``turned``
+    when given (a model that sees something else in the turned view)."""
 
-    def __init__(self, embeddings: list[np.ndarray]) -> None:
+    def __init__(self, embeddings: list[np.ndarray], turned: np.ndarray | None = None) -> None:
         self.queue = [e / np.linalg.norm(e) for e in embeddings]
+        self.turned = None if turned is None else turned / np.linalg.norm(turned)
         self.calls: list[tuple[list[str] | None, dict[str, np.ndarray]]] = []
         self.fresh: list[tuple[np.ndarray, np.ndarray]] = []  # the last call's new crops
 
@@ -48,6 +50,8 @@ class FakeSession:
             if emb is None:
                 emb = self.queue.pop(0)
                 self.fresh.append((view, emb))
+            elif self.turned is not None:
+                emb = self.turned
             out.append(emb)
         emb = np.stack(out).astype(np.float32)
         return [emb, emb @ AXES.T]
@@ -99,45 +103,25 @@ def test_an_injected_session_gets_the_preprocessed_batch(fake_model: Path) -> No
     assert result[0].seconds >= 0
 
 
-class SidedSession:
-    """A fake model that sees ``upright`` in a crop with its white edge on top and ``turned``
-    in one turned by 180°, the same for every crop."""
-
-    def __init__(self, upright: dict[int, np.ndarray], turned: np.ndarray) -> None:
-        self.upright, self.turned = upright, turned / np.linalg.norm(turned)
-        self.batches: list[np.ndarray] = []
-
-    def run(self, output_names: list[str] | None, feeds: dict[str, np.ndarray]) -> list:
-        batch = feeds["crops"]
-        self.batches.append(batch)
-        emb = []
-        for view in batch:
-            white_on_top = view[:, 0].mean() > view[:, -1].mean()
-            grey = round(float((view[:, -1 if white_on_top else 0].mean() * 0.25 + 0.5)
-                               * 255 / 40))  # which of crops(n): its grey level
-            e = self.upright[grey] if white_on_top else self.turned
-            emb.append(e / np.linalg.norm(e))
-        out = np.stack(emb).astype(np.float32)
-        return [out, out @ AXES.T]
-
-
 def test_only_a_crop_not_named_clearly_is_also_looked_at_turned(fake_model: Path) -> None:
     # crop 0 is clearly duck/yellow-1; crop 1 only just (0.63 against the threshold of 0.6),
     # and turned it is clearly duck/yellow-1: the two views of crop 1 are averaged
     unclear = vec((0, 0.63), (1, 0.55), (4, 0.55))
-    session = SidedSession({0: vec((0, 1.0)), 1: unclear}, turned=vec((0, 1.0)))
+    session = FakeSession([vec((0, 1.0)), unclear], turned=vec((0, 1.0)))
     clf = CardClassifier.load(fake_model, session=session)
     first, second = clf.classify(crops(2))
-    assert [len(b) for b in session.batches] == [2, 1]  # one crop looked at turned
-    assert np.array_equal(session.batches[1][0], session.batches[0][1, :, ::-1, ::-1])
+    batches = [feeds["crops"] for _, feeds in session.calls]
+    assert [len(b) for b in batches] == [2, 1]  # one crop looked at turned
+    assert np.array_equal(batches[1][0], batches[0][1, :, ::-1, ::-1])
     assert first.label == second.label == "duck/yellow-1"
     assert first.similarity == pytest.approx(1.0, abs=1e-5)
     both_ways = (unclear[0] / np.linalg.norm(unclear) + 1.0) / 2  # the scores averaged
     assert second.similarity == pytest.approx(both_ways, abs=1e-5)
     # turned it is clearly another card: averaged, neither view wins, so it is unknown
-    session = SidedSession({0: unclear}, turned=vec((3, 1.0)))
+    session = FakeSession([unclear], turned=vec((3, 1.0)))
     [third] = CardClassifier.load(fake_model, session=session).classify(crops(1))
-    assert [len(b) for b in session.batches] == [1, 1] and third.label == "unknown"
+    assert [len(feeds["crops"]) for _, feeds in session.calls] == [1, 1]
+    assert third.label == "unknown"
 
 
 def test_a_crop_like_nothing_known_is_unknown_not_a_wrong_label(fake_model: Path) -> None:
