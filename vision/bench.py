@@ -13,6 +13,7 @@ card matches at most one detection.
 from __future__ import annotations
 
 import multiprocessing
+import platform
 import resource
 import statistics
 import subprocess
@@ -220,9 +221,10 @@ def machine_yardstick_ms(repeats: int = 9) -> float:
     seeded 1280 x 720 picture, then some 1,500 numpy calls on small arrays.
 
     Why: the machine the figures are taken on is shared, and its speed has differed 2.4-fold
-    between days for the same code. The detector's time over this one compares days far better
-    than either alone, though not exactly: on another processor the ratio moved by a fifth
-    (2.87 and 2.30 for nearly the same code)."""
+    between days for the same code. The detector's time over this one compares days better
+    than either alone, but only roughly: on one processor in one session the ratio was 2.23
+    while the machine was busy and 2.71 while it was quiet, and another processor moved it by a
+    fifth (see :func:`processor_name`)."""
     rng = np.random.default_rng(0)
     picture = cv2.GaussianBlur(rng.integers(0, 256, (720, 1280), dtype=np.uint8), (0, 0), 2)
     quads = rng.random((250, 4, 2), dtype=np.float32) * 100
@@ -237,6 +239,26 @@ def machine_yardstick_ms(repeats: int = 9) -> float:
             quad.mean(axis=0)
         times.append(time.process_time() - start)
     return statistics.median(times) * 1000
+
+
+def processor_name(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The processor the figures are taken on, as the system names it, and its architecture.
+
+    Why: the shared machine is not always the same processor, and the yardstick does not make
+    up for it: a full read took 53 ms beside a 29.2 ms yardstick on one (2026-11-22) and 87 ms
+    beside 29.9 ms on another (2026-11-23), with code that had got faster in between. Speed
+    figures compare only on one processor. On a Raspberry Pi, whose cpuinfo has no model name,
+    the board's own "Model" line."""
+    try:
+        text = cpuinfo.read_text(errors="replace")
+    except OSError:
+        text = ""
+    entries = [line.partition(":") for line in text.splitlines()]
+    for key in ("model name", "Model"):
+        names = [value.strip() for name, _, value in entries if name.strip() == key and value.strip()]
+        if names:
+            return f"{names[0]} ({platform.machine() or 'unknown architecture'})"
+    return platform.processor() or platform.machine() or "unknown processor"
 
 
 def identify_maxrss_mb(image: np.ndarray) -> float:
@@ -323,6 +345,7 @@ def run(
         "speed_cards_mean": statistics.mean(len(s.cards) for s in speed_scenes)
         if speed_scenes else 0.0,
         **timings(reader, [s.image for s in speed_scenes]),
+        "processor": processor_name(),
         "misses": main.misses[:20],
         "capture_scenes": capture.frames, "capture_recall": capture.recall,
         "capture_accuracy": capture.accuracy, "capture_wrong": capture.labelled_wrong,
@@ -376,6 +399,8 @@ def report(figures: dict[str, Any]) -> str:
             lines.append(f"  machine yardstick    {f['yardstick_cpu_ms']:.1f} ms CPU of fixed work; "
                          f"the detector took {f['detect_cpu_ms_median'] / f['yardstick_cpu_ms']:.2f} "
                          "times that")
+        if "processor" in f:
+            lines.append(f"  processor            {f['processor']}: speed figures compare only on one")
     if "identify_maxrss_mb" in f:
         lines.append(f"  identify peak memory {f['identify_maxrss_mb']:.0f} MB (maxrss)"
                      + mark("identify_maxrss_mb", f["identify_maxrss_mb"] <= 250.0))

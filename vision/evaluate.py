@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ import cv2
 import numpy as np
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.vision import augment, render
-from ducktable.vision.bench import machine_yardstick_ms
+from ducktable.vision.bench import machine_yardstick_ms, processor_name
 from ducktable.vision.classify import (
     CardClassifier,
     Prototypes,
@@ -347,13 +346,13 @@ def run(model_path: Path, *, quick: bool = False, seed: int = 2024,
     speed_crops = crops[:: max(1, len(crops) // 60)]
     fig.put("machine_yardstick_ms", round(machine_yardstick_ms(), 1),
             "CPU ms of the fixed work `ducktable bench vision` also times: a guide across days")
+    fig.put("cpu", processor_name(), "times compare only on one processor")
     try:
         import onnx  # noqa: F401  (onnxruntime's quantiser needs it: the dev and train extras)
     except ImportError:
         print("(onnx is not installed: int8 figures skipped; pip install -e '.[dev]')")
         [fp32_ms] = ms_per_card([model_path], speed_crops)
         fig.put("ms_per_card_fp32", round(fp32_ms, 3), "1 thread, batch 1, preprocessing included")
-        fig.put("cpu", platform.processor() or platform.machine())
         return fig
     with tempfile.TemporaryDirectory() as tmp:
         calib = reference_crops(clf, 1, seed + 1)[0][::2]
@@ -367,7 +366,6 @@ def run(model_path: Path, *, quick: bool = False, seed: int = 2024,
         fig.put("reference_accuracy_int8", accuracy(q_pred, truth))
         q_foreign = [c.label for c in q.classify(foreign)]
         fig.put("unknown_deck_rejected_int8", float(np.mean([p == UNKNOWN for p in q_foreign])))
-    fig.put("cpu", platform.processor() or platform.machine())
     return fig
 
 

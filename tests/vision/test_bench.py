@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ducktable.vision import bench
 from ducktable.vision.bench import CAPTURE_SIZE, EMPTY_SEED_OFFSET, Tally, parallel_checks, pipeline_check
@@ -41,3 +43,22 @@ def test_speed_figures_come_with_the_machine_yardstick() -> None:
     report = bench.report({"scenes": 0, "cards": 0, "empty_frames": 0, **figures})
     assert "machine yardstick" in report and f"{ratio:.2f} times" in report
     assert bench.timings(reader, []) == {}
+
+
+def test_the_speed_report_names_the_processor(tmp_path: Path) -> None:
+    """Speed figures compare only on one processor: the report says which, from cpuinfo's
+    model name, a Raspberry Pi's board model, or what Python knows where there is neither."""
+    x86 = tmp_path / "x86"
+    x86.write_text("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu avx2\n\n"
+                   "processor\t: 1\nmodel name\t: AMD EPYC 7B13\n")
+    pi = tmp_path / "pi"
+    pi.write_text("processor\t: 0\nBogoMIPS\t: 108.00\nCPU part\t: 0xd0b\n\n"
+                  "Model\t\t: Raspberry Pi 5 Model B Rev 1.0\n")
+    assert bench.processor_name(x86).startswith("AMD EPYC 7B13 (")
+    assert bench.processor_name(pi).startswith("Raspberry Pi 5 Model B Rev 1.0 (")
+    assert bench.processor_name(tmp_path / "none")  # no cpuinfo: still a name, never an error
+    figures = {"scenes": 0, "cards": 0, "empty_frames": 0, "detect_ms_median": 80.0,
+               "detect_ms_p95": 90.0, "read_ms_median": 86.0, "read_ms_p95": 95.0,
+               "read_ms_per_card_median": 7.0, "read_ms_per_card_p95": 8.0,
+               "processor": bench.processor_name(x86)}
+    assert "processor            AMD EPYC 7B13 (" in bench.report(figures)
