@@ -223,8 +223,8 @@ def machine_yardstick_ms(repeats: int = 9) -> float:
     Why: the machine the figures are taken on is shared, and its speed has differed 2.4-fold
     between days for the same code. The detector's time over this one compares days better
     than either alone, but only roughly: on one processor in one session the ratio was 2.23
-    while the machine was busy and 2.71 while it was quiet, and another processor moved it by a
-    fifth (see :func:`processor_name`)."""
+    while the machine was busy and 2.71-2.83 while it was quiet, and another processor moved it
+    by a fifth (see :func:`processor_name`)."""
     rng = np.random.default_rng(0)
     picture = cv2.GaussianBlur(rng.integers(0, 256, (720, 1280), dtype=np.uint8), (0, 0), 2)
     quads = rng.random((250, 4, 2), dtype=np.float32) * 100
