@@ -278,15 +278,16 @@ class CardClassifier:
         m = self.manifest
         batch = preprocess(crops, m.width, m.height, m.mean, m.std)
         emb, scores = self._look(batch)
-        labels, sims, thresholds = self._candidates(_unit(emb), scores, games)
+        unit = _unit(emb)
+        labels, sims, thresholds = self._candidates(unit, scores, games)
         unclear = np.flatnonzero(~_named_clearly(sims, thresholds, labels == UNKNOWN))
         if len(unclear):
             turned_emb, turned_scores = self._look(
                 np.ascontiguousarray(batch[unclear][:, :, ::-1, ::-1]))
             emb[unclear] += turned_emb
+            unit = _unit(emb)
             scores[unclear] = (scores[unclear] + turned_scores) / 2
-            labels, sims, thresholds = self._candidates(_unit(emb), scores, games)
-        emb = _unit(emb)
+            labels, sims, thresholds = self._candidates(unit, scores, games)
         is_unknown = labels == UNKNOWN
         seconds = (time.perf_counter() - start) / n
         out = []
@@ -295,13 +296,13 @@ class CardClassifier:
             accepted = (row >= thresholds) & ~is_unknown
             if not accepted.any() or is_unknown[int(np.argmax(row))]:
                 top = float(row[~is_unknown].max()) if (~is_unknown).any() else 0.0
-                out.append(Classification(UNKNOWN, float(np.clip(1 - top, 0, 1)), emb[i],
+                out.append(Classification(UNKNOWN, float(np.clip(1 - top, 0, 1)), unit[i],
                                           seconds, top))
                 continue
             best = int(np.argmax(np.where(accepted, row, -np.inf)))
             logits = m.scale * (row - row.max())
             probs = np.exp(logits) / np.exp(logits).sum()
-            out.append(Classification(str(labels[best]), float(probs[best]), emb[i], seconds,
+            out.append(Classification(str(labels[best]), float(probs[best]), unit[i], seconds,
                                       float(row[best]), float(thresholds[best])))
         return out
 
