@@ -7,6 +7,7 @@ here. The table PIN can be changed here too; every phone then has to unlock agai
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,8 @@ def game_choices() -> list[GameChoice]:
 def option_kind(spec: OptionSpec) -> str:
     if spec.choices:
         return "choice"
+    if isinstance(spec.default, dict):
+        return "mapping"
     if isinstance(spec.default, bool):
         return "bool"
     if isinstance(spec.default, int):
@@ -58,6 +61,14 @@ def option_kind(spec: OptionSpec) -> str:
     if isinstance(spec.default, float):
         return "float"
     return "str"
+
+
+def option_text(spec: OptionSpec) -> str:
+    """The default as the page shows it in the option's box: a mapping as JSON (what
+    :func:`parse_options` reads back), anything else as itself."""
+    if isinstance(spec.default, dict):
+        return json.dumps(spec.default)
+    return str(spec.default)
 
 
 @bp.get("/setup")
@@ -105,6 +116,7 @@ def _page(selected: str, form: Mapping[str, str], problem: str | None) -> str:
         problem=problem,
         max_seats=max_seats,
         option_kind=option_kind,
+        option_text=option_text,
     )
 
 
@@ -139,6 +151,19 @@ def parse_setup(
     return game_name, players, options, observer, name
 
 
+def _mapping(raw: str, label: str, spec: OptionSpec) -> dict[str, Any]:
+    """A mapping option's box read as JSON; the engine then checks its keys and values."""
+    example = json.dumps(dict(list(spec.default.items())[:2]))
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise SetupError(f"Option '{label}' must be written like {example} (each name with its "
+                         "number, in curly brackets); empty the box for the default.")
+    return value
+
+
 def _seat_order(key: str) -> int:
     try:
         return int(key.removeprefix("player_"))
@@ -164,6 +189,9 @@ def parse_options(cls: type[Game], form: Mapping[str, str]) -> dict[str, Any]:
                 allowed = ", ".join(str(c) for c in spec.choices)
                 raise SetupError(f"Option '{label}' must be one of: {allowed}.")
             options[spec.name] = matching[0]
+            continue
+        if kind == "mapping":
+            options[spec.name] = _mapping(raw, label, spec)
             continue
         try:
             if kind == "int":

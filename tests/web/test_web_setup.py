@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from html.parser import HTMLParser
+
 import pytest
 from ducktable.device.store import MatchStore
+from ducktable.rules.registry import game_class, game_names
 
 from .conftest import Phone
 
@@ -61,3 +65,77 @@ def test_setup_mistakes_get_a_clear_message(unlocked: Phone, store: MatchStore,
     assert message in response.get_data(as_text=True)
     assert store.list_matches() == []
     assert 'value="Bo"' in response.get_data(as_text=True) or change.get("player_1")
+
+
+class _FormFields(HTMLParser):
+    """The values a browser would send for a page's inputs, selects and text areas."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[str, str] = {}
+        self._select: str | None = None  # the menu being read
+        self._chosen = False  # inside its selected option
+        self._textarea: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "input" and a.get("type") == "checkbox":
+            if "checked" in a:
+                self.values[a["name"]] = "on"
+        elif tag == "input" and "name" in a:
+            self.values[a["name"]] = a.get("value", "")
+        elif tag == "select":
+            self._select = a["name"]
+        elif tag == "option" and self._select and "selected" in a:
+            self._chosen = True
+        elif tag == "textarea":
+            self._textarea = a["name"]
+            self.values[a["name"]] = ""
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea:
+            self.values[self._textarea] += data
+        elif self._select and self._chosen:
+            self.values[self._select] = data
+            self._chosen = False
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_every_game_starts_with_the_options_the_page_shows(unlocked: Phone, store: MatchStore,
+                                                           game: str) -> None:
+    """What the page puts in each option's box is read back as that option (Sitting Ducks'
+    action mix, a mapping, was once shown in a form the page then refused)."""
+    fields = _FormFields()
+    fields.feed(unlocked.get("/setup").get_data(as_text=True))
+    options = {k: v for k, v in fields.values.items() if k.startswith(f"opt.{game}.")}
+    assert options or not game_class(game).options_spec
+    cls = game_class(game)
+    names = {f"player_{i}": f"P{i}" for i in range(cls.min_players)}
+    response = unlocked.post("/setup", {"game": game, **names, **options})
+    assert response.status_code == 303, response.get_data(as_text=True)
+    info = store.list_matches()[0]
+    assert info.game == game
+    assert cls.resolve_options(info.options) == cls.resolve_options({})
+
+
+def test_a_mapping_option_is_read_as_json_and_a_bad_one_explained(unlocked: Phone,
+                                                                   store: MatchStore) -> None:
+    unlocked.get("/setup")
+    names = {f"player_{i}": f"P{i}" for i in range(3)}
+    mix = dict(game_class("sitting").resolve_options({})["action_mix"], aim=11)
+    response = unlocked.post("/setup", {"game": "sitting", **names,
+                                        "opt.sitting.action_mix": json.dumps(mix)})
+    assert response.status_code == 303
+    assert store.list_matches()[0].options["action_mix"]["aim"] == 11
+    for bad in ("{'aim': 10}", "[1, 2]", "9" * 5000, "[" * 50_000):
+        response = unlocked.post("/setup", {"game": "sitting", **names,
+                                            "opt.sitting.action_mix": bad})
+        assert response.status_code == 400
+        assert "Option &#39;action mix&#39; must be written like" in response.get_data(as_text=True)
+    assert len(store.list_matches()) == 1
