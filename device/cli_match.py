@@ -434,7 +434,8 @@ def render_state(state: State, heading: str = "") -> str:
 def render_match_list(matches: Sequence[MatchInfo]) -> str:
     if not matches:
         return "no matches yet; start one with `ducktable start GAME PLAYER PLAYER ...`"
-    rows = [[m.id, m.game, m.name or "-", ", ".join(m.players), m.event_count,
+    rows = [[m.id, m.game, m.name or "-", "(damaged: see `ducktable show ID`)" if m.damaged
+             else ", ".join(m.players), m.event_count,
              "finished" if m.finished else "playing", m.created] for m in matches]
     return _table(["id", "game", "name", "players", "events", "status", "created"], rows)
 

@@ -80,9 +80,12 @@ class MatchInfo:
     created: str
     finished: bool
     event_count: int
+    damaged: str = ""
+    """Why the match's own row (its options or players) cannot be read; "" when it can. Such
+    a match is still listed, so that one damaged row does not hide the others."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "game": self.game,
             "options": dict(self.options),
@@ -93,6 +96,9 @@ class MatchInfo:
             "finished": self.finished,
             "event_count": self.event_count,
         }
+        if self.damaged:
+            out["damaged"] = self.damaged
+        return out
 
 
 @dataclass(frozen=True)
@@ -322,6 +328,8 @@ class MatchStore:
         return int(row[0])
 
     def _game(self, info: MatchInfo) -> Game:
+        if info.damaged:
+            raise StoreError(info.damaged)
         try:
             return registry.make_game(info.game, info.options)
         except RulesError as exc:
@@ -667,6 +675,8 @@ class MatchStore:
         with self._read() as conn:
             info = _info(self._row(conn, match_id))
             events = self._load_events(conn, match_id)
+        if info.damaged:
+            raise StoreError(info.damaged)
         if public:
             game = self._game(info)
             events = [game.public_event(e) for e in events]
@@ -820,16 +830,34 @@ def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
 
 def _info(row: Any) -> MatchInfo:
     mid, game, options, players, observer, name, created, finished, _seq, count = row
+    parsed: dict[str, Any] = {}
+    damaged = ""
+    for field_name, text, kind in (("options", options, dict), ("players", players, list)):
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError, RecursionError) as exc:
+            value, why = None, str(exc)
+        else:
+            why = f"a {type(value).__name__}, not a {kind.__name__}"
+        if not isinstance(value, kind) or (kind is list and not all(
+                isinstance(p, str) for p in value)):
+            damaged = damaged or (
+                f"match {mid} is damaged in the database: its {field_name} cannot be read "
+                f"({why}); the other matches are not affected; restore a backup of the "
+                "database to get this one back")
+            value = kind()
+        parsed[field_name] = value
     return MatchInfo(
         id=int(mid),
         game=game,
-        options=json.loads(options),
-        players=json.loads(players),
+        options=parsed["options"],
+        players=parsed["players"],
         observer=bool(observer),
         name=name,
         created=created,
         finished=bool(finished),
         event_count=int(count),
+        damaged=damaged,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +234,18 @@ def test_show_lists_matches_and_prints_a_table_with_scores(sh: Shell) -> None:
     seat_rows = [line.split() for line in table if line.startswith(("0 ", "1 "))]
     assert seat_rows == [["0", "Ann", "3"], ["1", "Bob", "0"]]
     assert "total: 3" in table
+
+
+def test_show_lists_a_damaged_match_and_names_the_damage(sh: Shell) -> None:
+    damaged, healthy = started(sh), started(sh)
+    with sqlite3.connect(paths.database_path(sh.data)) as raw:
+        raw.execute("UPDATE matches SET options = '{x' WHERE id = ?", (damaged,))
+    assert sh("show") == 0
+    assert "(damaged: see `ducktable show ID`)" in sh.out and "Ann, Bob" in sh.out
+    assert sh("show", str(damaged)) == 2
+    assert f"match {damaged} is damaged in the database: its options cannot be read" in sh.err
+    assert "Traceback" not in sh.err
+    assert sh("show", str(healthy)) == 0
 
 
 def test_show_json_has_the_match_view_and_scores(sh: Shell) -> None:

@@ -654,6 +654,31 @@ def test_damaged_event_row_is_reported_and_can_be_undone(db: Path) -> None:
         assert s.state(m.id).history == [deal()]
 
 
+@pytest.mark.parametrize(("column", "text"), [("options", '{"bro'), ("players", '"a"'),
+                                               ("players", "[1, 2]"), ("options", "[]")])
+def test_a_damaged_match_row_is_listed_with_why_and_the_others_still_open(
+        db: Path, column: str, text: str) -> None:
+    with MatchStore(db) as s:
+        first = s.create_match("tally", ["a", "b"])
+        s.submit(first.id, deal())
+        second = s.create_match("tally", ["c", "d"])
+        s.submit(second.id, deal())
+    with sqlite3.connect(db) as raw:
+        raw.execute(f"UPDATE matches SET {column} = ? WHERE id = ?", (text, first.id))
+    with MatchStore(db) as s:
+        listed = {m.id: m for m in s.list_matches()}
+        assert listed[second.id].damaged == "" and listed[second.id].players == ["c", "d"]
+        why = listed[first.id].damaged
+        assert f"match {first.id} is damaged in the database: its {column} cannot be read" in why
+        assert listed[first.id].to_json()["damaged"] == why
+        assert "damaged" not in listed[second.id].to_json()
+        for reach in (s.state, s.export_jsonl, lambda mid: s.submit(mid, add(0))):
+            with pytest.raises(StoreError, match="restore a backup"):
+                reach(first.id)
+        assert s.state(second.id).history == [deal()]
+        assert len(s.events(first.id)) == 1  # its events are still there
+
+
 def test_database_from_a_newer_version_asks_to_upgrade(db: Path) -> None:
     MatchStore(db).close()
     with sqlite3.connect(db) as raw:

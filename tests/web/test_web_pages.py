@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 
 from ducktable.device.store import MatchStore
 from ducktable.rules.core import Event
+from ducktable.web import create_app
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -160,6 +162,24 @@ def test_history_lists_matches_and_per_player_totals(client: FlaskClient,
                     r"</td><td>(-?\d+)</td>", page)
     assert ada is not None and ada.groups() == ("2", "0", "0", str(scores[0]))
     assert f"/match/{first.id}/export.jsonl" in page
+
+
+def test_a_damaged_match_row_is_listed_not_a_500(app: Flask, store: MatchStore) -> None:
+    damaged = new_duck(store)
+    healthy = new_duck(store, players=["Ada", "Dee", "Eve"])
+    with sqlite3.connect(store.path) as raw:  # damaged on disk while the table was off
+        raw.execute("UPDATE matches SET options = '{x' WHERE id = ?", (damaged.id,))
+    reopened = MatchStore(store.path)
+    client = create_app({**app.config, "STORE": reopened}).test_client()
+    page = text(client.get("/history"))
+    assert f"match {damaged.id} is damaged in the database" in page
+    assert f"/match/{healthy.id}" in page
+    response = client.get(f"/match/{damaged.id}")
+    assert response.status_code < 500
+    assert "is damaged in the database" in text(response)
+    assert client.get(f"/match/{damaged.id}/export.jsonl").status_code < 500
+    assert client.get("/").status_code < 500
+    reopened.close()
 
 
 def test_export_is_public_unless_unlocked(client: FlaskClient, store: MatchStore) -> None:
