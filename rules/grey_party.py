@@ -156,6 +156,11 @@ class Party:
         if self.is_over():
             raise PartyError("the party is over; start a new party to keep playing")
         hand = self._table(table)
+        if isinstance(order, str | bytes) or not isinstance(order, Sequence) \
+                or not all(isinstance(name, str) for name in order):
+            raise PartyError(
+                f"table {table}'s finishing order must be a list of its players' names, "
+                f"got {order!r:.60}")
         order = tuple(order)
         if sorted(order) != sorted(hand.players):
             raise PartyError(

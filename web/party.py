@@ -53,6 +53,9 @@ def parse_party(text: str) -> Party:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PartyError(f"the party file is not JSON ({exc.msg} at character {exc.pos})") from None
+    except (ValueError, RecursionError):
+        raise PartyError("the party file holds a number too long or lists nested too deep to "
+                         "be a saved party") from None
     return Party.from_json(obj)
 
 
@@ -228,6 +231,10 @@ def record_table(table: int) -> Any:
             else:
                 party.record_hand(table, order)
         elif hand.match_id is not None:
+            if not hand.match_id.isdigit():
+                return _refuse(f"Table {table}'s match {hand.match_id!r:.40} is not a match of "
+                               "this table (the party file names it); start the table's match "
+                               "again or type the finishing order.")
             state = get_store().state(int(hand.match_id))
             if not isinstance(state, GreyDuckState):
                 return _refuse(f"Match {hand.match_id} is not a Grey Duck match.")

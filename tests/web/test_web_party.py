@@ -99,3 +99,41 @@ def test_a_damaged_party_file_is_reported_not_a_crash(phone: Phone, app: Flask) 
     Path(app.config["PARTY_FILE"]).write_text("{broken")
     page = phone.get("/party")
     assert page.status_code == 200 and "cannot be used" in text(page)
+
+
+def _saved_with(change: dict[str, object]) -> str:
+    """A saved 7-player party whose first table of round 1 has ``change`` applied."""
+    saved = Party(PLAYERS, hands=4).to_json()
+    saved["rounds"][0][0].update(change)
+    return json.dumps(saved)
+
+
+def test_a_party_file_of_the_wrong_kinds_is_refused_with_the_reason(unlocked: Phone,
+                                                                     app: Flask) -> None:
+    unlocked.get("/party")
+    for change, reason in [({"order": 5}, "finishing order must be a list"),
+                           ({"order": [1, 2, 3, 4]}, "finishing order must be a list"),
+                           ({"order": [{}, {}, {}, {}]}, "finishing order must be a list")]:
+        response = unlocked.post("/party/load", {"party_json": _saved_with(change)})
+        assert response.status_code == 400, change
+        assert reason in text(response)
+    huge = _saved_with({}).replace('"hands": 4', '"hands": ' + "9" * 5000)
+    response = unlocked.post("/party/load", {"party_json": huge})
+    assert response.status_code == 400 and "number too long" in text(response)
+    assert not Path(app.config["PARTY_FILE"]).exists()  # nothing was saved
+
+
+def test_a_party_file_of_the_wrong_kinds_on_disk_is_reported(phone: Phone, app: Flask) -> None:
+    Path(app.config["PARTY_FILE"]).write_text(_saved_with({"order": [1, 2, 3, 4]}))
+    page = phone.get("/party")
+    assert page.status_code == 200 and "finishing order must be a list" in text(page)
+    assert phone.client.get("/party.json").status_code == 404
+
+
+def test_a_party_table_naming_no_match_of_this_table_is_refused(unlocked: Phone) -> None:
+    unlocked.get("/party")
+    assert unlocked.post("/party/load",
+                         {"party_json": _saved_with({"match_id": "abc"})}).status_code == 303
+    response = unlocked.post("/party/table/0/record", {})
+    assert response.status_code == 400
+    assert "is not a match of this table" in text(response)
