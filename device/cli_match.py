@@ -25,9 +25,11 @@ from ducktable.rules.core import (
     Bot,
     Event,
     IllegalEvent,
+    JSONTextError,
     RulesError,
     State,
     Verdict,
+    read_json,
     replay,
     simulate,
 )
@@ -128,6 +130,18 @@ def _option_arg(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
+    names = [name.strip() for name in args.players]
+    if not all(names):
+        raise UserError("every seat needs a name; a blank one was given (check the quotes)")
+    if len({name.casefold() for name in names}) != len(names):
+        raise UserError("two seats have the same name; give every player a different name")
+    for text in (*names, args.name or ""):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UserError(f"the name {text!r} is not UTF-8 text (typed in another encoding?); "
+                            "type it again") from None
+    args.players = names
     with _open_store(args) as store:
         info = _guard(lambda: store.create_match(
             args.game, args.players, parse_options(args.option),
@@ -325,16 +339,25 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
         if not sep or not name:
             raise UserError(f"an option is written NAME=VALUE (e.g. duck_limit=9), got {item!r}")
         try:
-            options[name] = json.loads(raw)
-        except json.JSONDecodeError:
+            options[name] = read_json(raw)
+        except JSONTextError:
             options[name] = raw
     return options
+
+
+def read_stdin() -> str:
+    """Standard input as text, or a :class:`UserError` when it is not UTF-8."""
+    try:
+        return sys.stdin.read()
+    except UnicodeDecodeError:
+        raise UserError("standard input is not UTF-8 text; save it as UTF-8 and pass it again "
+                        "(or give the file's name instead of -)") from None
 
 
 def read_text(source: str) -> str:
     """The text of a file, or of stdin for ``-``."""
     if source == "-":
-        return sys.stdin.read()
+        return read_stdin()
     try:
         return Path(source).read_text(encoding="utf-8")
     except OSError as exc:
@@ -345,18 +368,20 @@ def read_text(source: str) -> str:
 
 def read_events(source: str) -> list[Event]:
     """Events from an argument or stdin (``-``): one JSON object, a JSON list, or JSONL."""
-    text = sys.stdin.read() if source == "-" else source
+    text = read_stdin() if source == "-" else source
     if not text.strip():
         raise UserError('no event given; write it as JSON, e.g. \'{"type": "duck", "seat": 0}\'')
     chunks: list[Any]
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:  # JSONL, or one malformed event reported as it is
+        whole = read_json(text)
+    except JSONTextError:  # JSONL, or one malformed event reported as it is
         chunks = [line for line in text.splitlines() if line.strip()]
         if len(chunks) == 1:
             chunks = [text]
     else:
         chunks = whole if isinstance(whole, list) else [whole]
+        if not chunks:
+            raise UserError("the list of events is empty; give at least one event")
     events = []
     for n, chunk in enumerate(chunks, 1):
         try:

@@ -54,7 +54,7 @@ def register(sub: Any) -> None:
     demo.add_argument("--port", type=_port, default=DEMO_PORT, help=f"port ({DEMO_PORT})")
     demo.add_argument("--players", type=int, help="number of bots (default 4, within the game's range)")
     demo.add_argument("--seed", type=int, help="random seed, for a repeatable demo")
-    demo.add_argument("--matches", type=int, default=0,
+    demo.add_argument("--matches", type=_match_count, default=0,
                       help="stop after this many matches (default 0: play on until stopped)")
     demo.add_argument("--no-browser-needed", action="store_true",
                       help="also print every event and the scores in this terminal")
@@ -96,6 +96,16 @@ def _pace(text: str) -> float:
     if not 0 <= pace <= 60:
         raise argparse.ArgumentTypeError("the pace must be between 0 and 60 seconds")
     return pace
+
+
+def _match_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of matches, e.g. 3, not {text!r}") from None
+    if count < 0:
+        raise argparse.ArgumentTypeError("the number of matches is 0 (play on) or more")
+    return count
 
 
 def _logging() -> None:

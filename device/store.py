@@ -40,9 +40,11 @@ from ducktable.rules.core import (
     Event,
     Game,
     IllegalEvent,
+    JSONTextError,
     RulesError,
     State,
     Verdict,
+    read_json,
     replay,
 )
 
@@ -218,7 +220,7 @@ class MatchStore:
             self._migrate(conn)
         except sqlite3.Error as exc:
             conn.close()
-            raise StoreError(_unreadable(self.path, exc)) from None
+            raise StoreError(_unopenable(self.path, exc)) from None
         except StoreError:
             conn.close()
             raise
@@ -298,6 +300,10 @@ class MatchStore:
                     conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.Error):
                     raise StoreError(_unwritable(self.path, exc)) from None
+                if isinstance(exc, UnicodeEncodeError):  # sqlite3 stores text as UTF-8
+                    raise StoreError(
+                        "some text given is not UTF-8 (a name or reason typed in another "
+                        "encoding?); type it again; nothing was recorded") from None
                 raise
             finally:
                 self._pending.clear()
@@ -758,10 +764,10 @@ def parse_match_log(
     if numbered:
         first_line, first = numbered[0]
         try:
-            obj = json.loads(first)
-        except json.JSONDecodeError as exc:
+            obj = read_json(first)
+        except JSONTextError as exc:
             raise StoreError(
-                f"line {first_line}: not valid JSON ({exc.msg}); a match log starts with a "
+                f"line {first_line}: not valid JSON ({exc}); a match log starts with a "
                 f'header line like {{"format": "{LOG_FORMAT}", "version": 1, ...}}'
             ) from None
         if isinstance(obj, dict) and "format" in obj:
@@ -834,8 +840,8 @@ def _info(row: Any) -> MatchInfo:
     damaged = ""
     for field_name, text, kind in (("options", options, dict), ("players", players, list)):
         try:
-            value = json.loads(text)
-        except (TypeError, ValueError, RecursionError) as exc:
+            value = read_json(text)
+        except (TypeError, JSONTextError) as exc:
             value, why = None, str(exc)
         else:
             why = f"a {type(value).__name__}, not a {kind.__name__}"
@@ -898,8 +904,8 @@ def _loads_or_text(body: str | None) -> Any:
     if body is None:
         return None
     try:
-        return json.loads(body)
-    except json.JSONDecodeError:
+        return read_json(body)
+    except JSONTextError:
         return body
 
 
@@ -913,6 +919,20 @@ def _unreadable(path: Path, exc: sqlite3.Error) -> str:
         "(e.g. rename it to matches.sqlite3.broken) so a new one is created, and restore a "
         "backup or re-import exported match logs"
     )
+
+
+def _unopenable(path: Path, exc: sqlite3.Error) -> str:
+    """Why a database could not be opened: a folder or file this user may not write (SQLite
+    writes its journal beside the file even to read), else damage."""
+    for place in (path.parent, path):
+        if place.exists() and not os.access(place, os.W_OK):
+            kind = "folder" if place.is_dir() else "file"
+            return (
+                f"the match database {path} cannot be opened ({exc}): this user may not write "
+                f"to the {kind} {place}; the data is not damaged. Run ducktable as the user "
+                "who owns it, or make it writable (e.g. chown or chmod u+w)"
+            )
+    return _unreadable(path, exc)
 
 
 def _unwritable(path: Path, exc: sqlite3.Error) -> str:

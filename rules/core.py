@@ -65,6 +65,27 @@ class BadEvent(RulesError, ValueError):
     """An event that cannot even be read (malformed JSON, wrong field types, unknown type)."""
 
 
+class JSONTextError(ValueError):
+    """Text that :func:`read_json` cannot read; the message says where or why."""
+
+
+def read_json(text: str | bytes) -> Any:
+    """``json.loads``, with every text it cannot read raised as :class:`JSONTextError`.
+
+    Why: besides malformed JSON, ``json.loads`` raises a bare ``ValueError`` for a number over
+    Python's 4,300-digit limit and ``RecursionError`` for brackets nested thousands deep;
+    callers that turn bad input into a clear message need one exception for all three.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JSONTextError(f"{exc.msg} at character {exc.pos}") from None
+    except RecursionError:
+        raise JSONTextError("brackets nested too deep") from None
+    except ValueError:  # int() of a number with too many digits
+        raise JSONTextError("a number too long to read") from None
+
+
 class IllegalEvent(RulesError):
     """Raised by :meth:`State.apply_or_raise` and :func:`replay`; carries the verdict."""
 
@@ -123,10 +144,10 @@ class Event:
         """Build an event from its JSON form, raising :class:`BadEvent` with a clear message."""
         if isinstance(obj, str | bytes):
             try:
-                obj = json.loads(obj)
-            except json.JSONDecodeError as exc:
+                obj = read_json(obj)
+            except JSONTextError as exc:
                 raise BadEvent(
-                    f"event is not valid JSON ({exc.msg} at character {exc.pos}); "
+                    f"event is not valid JSON ({exc}); "
                     'write it like {"type": "play", "seat": 1, "data": {...}}'
                 ) from None
         if not isinstance(obj, dict):

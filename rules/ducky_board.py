@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .core import RulesError
+from .core import JSONTextError, RulesError, read_json
 from .decks import DUCKY_COLOURS
 
 DEFAULT_CELLS = 20
@@ -134,10 +134,10 @@ def layout_from_json(obj: str | Mapping[str, Any]) -> BoardLayout:
     """A layout from its JSON text or dict, or :class:`LayoutError` saying what is wrong."""
     if isinstance(obj, str):
         try:
-            obj = json.loads(obj)
-        except json.JSONDecodeError as exc:
+            obj = read_json(obj)
+        except JSONTextError as exc:
             raise LayoutError(
-                f"the board layout is not valid JSON ({exc.msg} at character {exc.pos}); write it "
+                f"the board layout is not valid JSON ({exc}); write it "
                 'like {"cells": 20, "logs": [{"faces": 1, "blue_star": true}, ...]}'
             ) from None
     if not isinstance(obj, Mapping):

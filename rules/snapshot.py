@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .core import JSONTextError, read_json
 from .decks import UNKNOWN
 
 SNAPSHOT_FORMAT_VERSION = 1
@@ -124,9 +125,9 @@ class TableSnapshot:
         """Read a snapshot back; a malformed one raises ``ValueError`` saying what is wrong."""
         if isinstance(obj, str | bytes):
             try:
-                obj = json.loads(obj)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"snapshot is not valid JSON ({exc.msg})") from None
+                obj = read_json(obj)
+            except JSONTextError as exc:
+                raise ValueError(f"snapshot is not valid JSON ({exc})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("zones"), dict):
             raise ValueError("a snapshot must be a JSON object with 'ts' and 'zones'")
         if obj.get("v", SNAPSHOT_FORMAT_VERSION) != SNAPSHOT_FORMAT_VERSION:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ducktable.rules.core import Event, EventSpec, Field, Game, State
+from ducktable.rules.core import Event, EventSpec, Field, Game, JSONTextError, State, read_json
 
 SEAT_FIELD = "_seat"
 TYPE_FIELD = "_type"
@@ -216,11 +216,9 @@ def _parse_value(f: Field, kind: str, raw: str, state: State, title: str) -> Any
     if kind == "cards":
         return _cards(raw, label, state, title)
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise FormError(
-            f"'{label}' must be JSON (e.g. [\"yellow-5\", null]); {exc.msg} at character {exc.pos}."
-        ) from None
+        return read_json(raw)
+    except JSONTextError as exc:
+        raise FormError(f"'{label}' must be JSON (e.g. [\"yellow-5\", null]); {exc}.") from None
 
 
 def _card(raw: str, label: str, state: State, title: str) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ducktable.device.store import StoreError
+from ducktable.rules.core import JSONTextError, read_json
 from ducktable.rules.grey import HANDS_DEFAULT, TERMS, GreyDuckState
 from ducktable.rules.grey_party import Party, PartyError, TableHand
 from flask import (
@@ -50,12 +51,9 @@ def party_path() -> Path:
 
 def parse_party(text: str) -> Party:
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PartyError(f"the party file is not JSON ({exc.msg} at character {exc.pos})") from None
-    except (ValueError, RecursionError):
-        raise PartyError("the party file holds a number too long or lists nested too deep to "
-                         "be a saved party") from None
+        obj = read_json(text)
+    except JSONTextError as exc:
+        raise PartyError(f"the party file is not JSON ({exc})") from None
     return Party.from_json(obj)
 
 

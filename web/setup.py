@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ducktable.device.store import StoreError
-from ducktable.rules.core import Game, OptionSpec, RulesError
+from ducktable.rules.core import Game, JSONTextError, OptionSpec, RulesError, read_json
 from ducktable.rules.registry import game_class, game_names
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
@@ -155,8 +155,8 @@ def _mapping(raw: str, label: str, spec: OptionSpec) -> dict[str, Any]:
     """A mapping option's box read as JSON; the engine then checks its keys and values."""
     example = json.dumps(dict(list(spec.default.items())[:2]))
     try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):
+        value = read_json(raw)
+    except JSONTextError:
         value = None
     if not isinstance(value, dict):
         raise SetupError(f"Option '{label}' must be written like {example} (each name with its "

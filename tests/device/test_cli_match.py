@@ -127,6 +127,10 @@ def test_start_prints_the_match_id_and_seats(sh: Shell) -> None:
         (["submit", "7", DEAL], "there is no match 7"),
         (["undo", "7"], "there is no match 7"),
         (["export", "7"], "there is no match 7"),
+        (["start", "tally", "Ann", " "], "every seat needs a name"),
+        (["start", "tally", "Ann", "ann"], "two seats have the same name"),
+        (["start", "tally", "Ann", "B\udcfeb"], "not UTF-8"),  # argv of another encoding
+        (["start", "tally", "Ann", "Bob", "--name", "\udcff"], "not UTF-8"),
     ],
 )
 def test_user_errors_exit_2_with_one_clear_line(sh: Shell, argv: list[str], message: str) -> None:
@@ -173,14 +177,34 @@ def test_bad_events_get_an_illegal_verdict_exit_1(sh: Shell, event: str, expecte
         assert len(s.events(mid)) == 1
 
 
-@pytest.mark.parametrize("text", ['{"type": "add", "seat": 0, "data": {', "", '{"seat": 0}'])
+@pytest.mark.parametrize("text", ['{"type": "add", "seat": 0, "data": {', "", '{"seat": 0}',
+                                  "[]", '{"type": "add", "seat": 0, "data": {"n": ' + "9" * 5000
+                                  + "}}", "[" * 50_000])
 def test_unreadable_event_is_a_user_error_and_records_nothing(sh: Shell, text: str) -> None:
     mid = started(sh)
     sh("submit", str(mid), DEAL)
-    assert sh("submit", str(mid), text) == 2
-    assert sh.err.startswith("ducktable: error: ") and sh.err.count("\n") == 1
+    for command in ("submit", "check"):
+        assert sh(command, str(mid), text) == 2
+        assert sh.err.startswith("ducktable: error: ") and sh.err.count("\n") == 1
     with sh.store() as s:
         assert len(s.events(mid)) == 1
+
+
+def test_stdin_that_is_not_utf8_is_a_user_error(sh: Shell, tmp_path: Path) -> None:
+    mid = started(sh)
+    for argv in (["submit", str(mid), "-"], ["replay", "-"]):
+        stdin = io.TextIOWrapper(io.BytesIO(b'{"type": "deal\xff"}'), encoding="utf-8")
+        sh.monkeypatch.setattr("sys.stdin", stdin)
+        assert sh(*argv) == 2
+        assert "standard input is not UTF-8 text" in sh.err and "Traceback" not in sh.err
+
+
+def test_a_log_file_with_a_number_too_long_is_a_user_error(sh: Shell, tmp_path: Path) -> None:
+    log = tmp_path / "huge.jsonl"
+    log.write_text('{"format": ' + "9" * 5000 + "}\n")
+    for command in ("replay", "import"):
+        assert sh(command, str(log)) == 2
+        assert "a number too long to read" in sh.err and "Traceback" not in sh.err
 
 
 def test_submit_reads_jsonl_from_stdin_and_stops_at_the_first_illegal_event(sh: Shell) -> None:

@@ -47,6 +47,15 @@ def test_bad_ports_are_refused_by_the_parser(value: str,
     assert "a port is a number 1-65535" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("value", "message"), [("-1", "is 0 (play on) or more"),
+                                              ("two", "a number of matches, e.g. 3")])
+def test_bad_match_counts_are_refused_by_the_parser(value: str, message: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["demo", "--matches", value])
+    assert message in capsys.readouterr().err
+
+
 def test_a_port_in_use_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -679,6 +679,39 @@ def test_a_damaged_match_row_is_listed_with_why_and_the_others_still_open(
         assert len(s.events(first.id)) == 1  # its events are still there
 
 
+def test_a_database_this_user_may_not_write_is_not_called_damaged(
+        db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite writes its journal beside the file even to read, so a folder the user may not
+    write fails to open; the message must not send them to restore a backup. (Tests run as
+    root on CI, who may write anywhere: the refusal is simulated.)"""
+    MatchStore(db).close()
+
+    class Refused:  # connects, then fails at the first statement, as SQLite does there
+        def execute(self, *args: Any) -> None:
+            raise sqlite3.OperationalError("unable to open database file")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", lambda *a, **k: Refused())
+    with pytest.raises(StoreError, match="move it aside"):  # writable: damage is the likely cause
+        MatchStore(db)
+    monkeypatch.setattr(store_module.os, "access", lambda path, mode: Path(path) != db.parent)
+    with pytest.raises(StoreError) as caught:
+        MatchStore(db)
+    assert f"this user may not write to the folder {db.parent}" in str(caught.value)
+    assert "not damaged" in str(caught.value) and "backup" not in str(caught.value)
+
+
+def test_a_reason_not_in_utf8_is_refused_and_nothing_is_undone(db: Path) -> None:
+    with MatchStore(db) as s:
+        m = s.create_match("tally", ["a", "b"])
+        s.submit(m.id, deal())
+        with pytest.raises(StoreError, match="not UTF-8 .* nothing was recorded"):
+            s.undo(m.id, "oops \udcff")  # a command-line argument of another encoding
+        assert s.events(m.id) == [deal()]
+
+
 def test_database_from_a_newer_version_asks_to_upgrade(db: Path) -> None:
     MatchStore(db).close()
     with sqlite3.connect(db) as raw:

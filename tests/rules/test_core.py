@@ -29,6 +29,8 @@ from ducktable.rules.decks import DECKS, deck
     ('{"type": "play", "colour": "red"}', "unknown event field"),
     ('{"type": "play", "v": 99}', "version"),
     ('{"type": "play", "source": "telepathy"}', "source"),
+    ('{"type": "play", "seat": ' + "9" * 5000 + "}", r"not valid JSON \(a number too long"),
+    ("[" * 50_000, r"not valid JSON \(brackets nested too deep"),
 ])
 def test_malformed_event_json_gives_a_clear_message(text, message):
     with pytest.raises(BadEvent, match=message):

@@ -121,3 +121,29 @@ def test_a_wrong_method_says_so(unlocked: Phone, store: MatchStore) -> None:
     assert response.status_code in (400, 405)
     get_undo = unlocked.client.get(f"/match/{info.id}/undo")
     assert get_undo.status_code == 405 and "POST" in get_undo.headers["Allow"]
+
+
+def test_numbers_too_long_and_nesting_too_deep_get_a_message(app: Flask, unlocked: Phone,
+                                                             store: MatchStore) -> None:
+    """``json.loads`` raises other errors than malformed JSON for these two: every box that
+    reads JSON (an event to check, Ducky Ducky's board fields, an option, a party file) must
+    still answer with a message."""
+    duck = new_duck(store)
+    ducky = store.create_match("ducky", ["A", "B", "C"], observer=True)
+    ids = {"match_id": [duck.id, ducky.id], "index": [0], "table": [0],
+           "filename": ["style.css"]}
+    fields = (*FIELDS, "river", "pawns", "visible", "covered", "pads", "opt.sitting.action_mix")
+    failures = []
+    for method, url in urls_for(app, ids):
+        if method != "POST":
+            continue
+        for value in ("9" * 5000, "[" * 50_000):
+            for etype in ("setup", "play"):
+                form = {**{name: value for name in fields}, "_type": etype, "_seat": "0",
+                        "game": "sitting"}
+                response = unlocked.post(url, form)
+                if response.status_code >= 500:
+                    failures.append(f"{url} {etype} {value[:3]}... -> {response.status_code}")
+                response.close()
+    assert failures == []
+    assert store.events(duck.id) == [] and store.events(ducky.id) == []

@@ -119,7 +119,7 @@ def test_a_party_file_of_the_wrong_kinds_is_refused_with_the_reason(unlocked: Ph
         assert reason in text(response)
     huge = _saved_with({}).replace('"hands": 4', '"hands": ' + "9" * 5000)
     response = unlocked.post("/party/load", {"party_json": huge})
-    assert response.status_code == 400 and "number too long" in text(response)
+    assert response.status_code == 400 and "a number too long to read" in text(response)
     assert not Path(app.config["PARTY_FILE"]).exists()  # nothing was saved
 
 
