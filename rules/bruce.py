@@ -139,7 +139,9 @@ class GameEnd:
     @classmethod
     def parse(cls, text: str) -> GameEnd:
         kind, sep, amount = text.partition(":")
-        if not sep or kind not in END_KINDS or not amount.isdigit() or int(amount) < 1:
+        # ASCII digits only: a superscript passes isdigit() but int() refuses it.
+        if not sep or kind not in END_KINDS or not (amount.isascii() and amount.isdigit()) \
+                or int(amount) < 1:
             raise RulesError(
                 f"option 'end' must be 'rounds:N', 'minutes:N' or 'points:N' with N a whole "
                 f"number of at least 1, got {text!r} (default {DEFAULT_END!r})"

@@ -356,7 +356,7 @@ def test_BRUCE_G1_end_option_parses_and_refuses_nonsense():
     assert GameEnd.parse("points:77") == GameEnd("points", 77)
     assert BruceGame().end == GameEnd("points", 77)
     assert str(BruceGame({"end": "rounds:3"}).end) == "rounds:3"
-    for bad in ("points", "laps:3", "rounds:0", "minutes:-5", "points:ten"):
+    for bad in ("points", "laps:3", "rounds:0", "minutes:-5", "points:ten", "points:\u00b2"):
         with pytest.raises(RulesError, match="'rounds:N', 'minutes:N' or 'points:N'"):
             BruceGame({"end": bad})
     with pytest.raises(RulesError, match="must be str"):
