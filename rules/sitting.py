@@ -806,6 +806,9 @@ class SittingDucksState(State):
         self.pond_size = len(pond) + game.deck.card(WATER).count
         self.pond_order: list[str] | None = None  # full information only, top card first
         self.pond_needs_shuffle = True
+        self.line_rule = "SIT-S1"
+        """The rule the next pond shuffle and line fill follow: the first line (SIT-S1), the
+        line after a Duck Dance (SIT-A13) or a refill after a shot (SIT-T2); verdicts cite it."""
         # The action deck starts as one unshuffled pile in the discard place: the first draw
         # shuffles it, exactly like any later reshuffle of the played cards (SIT-S1, SIT-T1).
         self.discard: list[str] = sorted(game.action_cards.elements())
@@ -918,7 +921,7 @@ class SittingDucksState(State):
                     f"the {what} (differences: {_difference(Counter(order), expected)})",
                     "SIT-S1", "SIT-T1")
         what = "the pond is" if pile == "pond" else "the action cards are"
-        return Verdict.legal(f"{what} shuffled", "SIT-S1" if pile == "pond" else "SIT-T1")
+        return Verdict.legal(f"{what} shuffled", self.line_rule if pile == "pond" else "SIT-T1")
 
     def _check_reveal(self, event: Event) -> Verdict:
         if self._pending() != "reveal":
@@ -940,7 +943,7 @@ class SittingDucksState(State):
                 card = sorted(missing)[0]
                 return Verdict.illegal(f"{card} cannot come from the pond: it holds "
                                        f"{self.pond_counts[card]} of them", "SIT-C1", "SIT-S1")
-        return Verdict.legal(f"{', '.join(cards)} fill(s) the line", "SIT-T2")
+        return Verdict.legal(f"{', '.join(cards)} fill(s) the line", self.line_rule)
 
     def _check_draw(self, event: Event) -> Verdict:
         if self._pending() != "draw":
@@ -979,6 +982,7 @@ class SittingDucksState(State):
             del self.pond_order[: len(cards)]
         self.gallery = Gallery(self.gallery.spots + tuple(Spot(c) for c in cards),
                                self.gallery.targets, self.colours)
+        self.line_rule = "SIT-T2"
         if self.turn is None:  # SIT-S2: the first line decides who starts
             self.turn = next(self.gallery.owner(s.card) for s in self.gallery.spots
                              if is_duck(s.card))
@@ -1002,7 +1006,20 @@ class SittingDucksState(State):
             return Verdict.illegal(f"{self.players[seat]} holds no cards", "SIT-T1")
         if self.hands is not None and card not in self.hands[seat]:
             return Verdict.illegal(f"{self.players[seat]} does not hold {card}", "SIT-T1")
+        seen = self._copies_in_sight(card)
+        if seen >= self.game.action_cards[card]:  # a camera misread, with hands unknown
+            return Verdict.illegal(
+                f"every {card} card of this deck ({seen}) is already played, face up, so "
+                f"{self.players[seat]} cannot hold one", "SIT-C1", "SIT-T1")
         return None
+
+    def _copies_in_sight(self, card: str) -> int:
+        """Copies of an action card no hand can hold: played onto the discard pile, or worn
+        as Bottoms Up on the line (before the first deal the whole deck lies there unseen)."""
+        if not self.actions_dealt:
+            return 0
+        worn = sum(1 for s in self.gallery.spots if s.bottoms_up is not None)
+        return self.discard.count(card) + (worn if card == BOTTOMS_UP_CARD else 0)
 
     def _check_action(self, action: str, event: Event) -> Verdict:
         seat = event.seat
@@ -1036,6 +1053,7 @@ class SittingDucksState(State):
             self.pond_counts.update(out.into_pond)
             self.pond_order = None
             self.pond_needs_shuffle = True
+            self.line_rule = "SIT-A13"
         self.discard.extend([BOTTOMS_UP_CARD] * out.freed_bottoms_up)
         card = action_card(action)
         self._take_from_hand(seat, card)
@@ -1135,13 +1153,14 @@ class SittingDucksState(State):
 
     def legal_events(self, seat: int | None = None) -> list[Event]:
         """Every legal turn event for ``seat``. An observer lists the plays of every kind of
-        card in the deck (the hand is unknown) and no discards."""
+        card in the deck that a hand may still hold (the hand is unknown) and no discards."""
         mover = self.to_move()
         seat = mover if seat is None else seat
         if seat is None or seat != mover:
             return []
         if self.hands is None:
-            held = [a.card for a in ACTIONS if self.game.action_cards[a.card] > 0]
+            held = [a.card for a in ACTIONS
+                    if self._copies_in_sight(a.card) < self.game.action_cards[a.card]]
         else:
             held = sorted(set(self.hands[seat]))
         events = [

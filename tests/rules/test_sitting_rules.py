@@ -231,7 +231,9 @@ def test_SIT_S1_set_up_events_come_in_order_and_are_checked():
     missing = state.check(Event("shuffle", None, {"pile": "pond"}))
     assert not missing.ok and "needs the field 'order'" in missing.reason
     order = [B, G, OR, W, W, B] + sorted((state.pond_counts - Counter([B, G, OR, W, W, B])).elements())
-    state.apply_or_raise(Event("shuffle", None, {"pile": "pond", "order": order}))
+    assert state.apply_or_raise(Event("shuffle", None, {"pile": "pond", "order": order})).rules \
+        == ("SIT-S1",)
+    assert state.check(Event("reveal", None, {"cards": [B, G, OR, W, W, B]})).rules == ("SIT-S1",)
     wrong_top = state.check(Event("reveal", None, {"cards": [G, B, OR, W, W, B]}))
     assert not wrong_top.ok and "top card(s) are" in wrong_top.reason
     short = state.check(Event("reveal", None, {"cards": [B, G]}))
@@ -360,6 +362,8 @@ def test_SIT_T2_a_shot_duck_goes_to_its_owner_and_the_pond_refills_the_line():
     assert view["seats"][1]["ducks_left"] == 4
     reveal = state.history[-2]
     assert reveal.type == "reveal" and reveal.data == {"cards": [OR]}
+    before = replay(state.game, state.players, state.history[:-2])
+    assert before.check(reveal).rules == ("SIT-T2",)
 
 
 def test_SIT_T2_the_last_place_stays_empty_once_the_pond_is_empty():
@@ -588,8 +592,10 @@ def test_SIT_A13_duck_dance_shuffles_the_line_into_the_pond_and_deals_a_new_one(
     bad = state.check(Event("shuffle", None, {"pile": "pond", "order": [W] * 21}))
     assert not bad.ok and "exactly the 21 cards" in bad.reason
     rng = random.Random(5)
+    cited = []
     while state.needs_chance():
-        state.apply_or_raise(state.chance_event(rng))
+        cited.append(state.apply_or_raise(state.chance_event(rng)).rules)
+    assert cited[:2] == [("SIT-A13",), ("SIT-A13",)]  # the pond shuffled, the new line laid
     assert len(state.gallery.spots) == 6 and state.gallery.targets == {2, 5}
     assert all(s.covered is None and s.bottoms_up is None for s in state.gallery.spots)
 
@@ -737,3 +743,21 @@ def test_views_show_the_scoreboard_and_hide_hands():
     obs = replay(state.game, state.players,
                  [state.game.public_event(e) for e in state.history], observer=True)
     assert obs.player_view(0)["hand"] is None
+
+
+def test_SIT_C1_observer_refuses_an_action_card_whose_every_copy_is_played():
+    """Hands are unknown to a camera, but played cards lie face up: a second Turbo Duck (the
+    default deck has one) cannot come from a hand before the played cards are reshuffled."""
+    full = basic([["turbo-duck", "aim", "aim"], FILLER, FILLER])
+    game = full.game
+    assert game.action_cards["action-turbo-duck"] == 1
+    obs = replay(game, full.players, [game.public_event(e) for e in full.history], observer=True)
+    position = next(i + 1 for i, s in enumerate(obs.gallery.spots)
+                    if obs.gallery.owner(s.card) == 0 and i > 0)
+    obs.apply_or_raise(Event("turbo_duck", 0, {"position": position}))
+    while obs.needs_chance():
+        obs.apply_or_raise(Event("draw", obs.draw_queue[0], {}))
+    again = obs.check(Event("turbo_duck", 1, {"position": 2}))
+    assert not again.ok and "every action-turbo-duck card of this deck (1) is already played" \
+        in again.reason and again.rules == ("SIT-C1", "SIT-T1")
+    assert obs.check(Event("aim", 1, {"position": 2})).ok  # other cards still may be held
