@@ -253,6 +253,8 @@ class DuckyState(State):
         return [len(g) for g in self.gifts]
 
     def turn_rules(self) -> tuple[str, ...]:
+        if self.phase == "offer" and self.falling is not None:
+            return ("DUCKY-T3",)  # who takes the fallen duck, not whose turn it is
         return ("DUCKY-T1", "DUCKY-S1")
 
     def game_over_rules(self) -> tuple[str, ...]:
@@ -434,8 +436,8 @@ class DuckyState(State):
                                    "DUCKY-T1")
         falls = self.pad_colour[-1] if self.duck[-1] else None
         outcome = f"; a {falls} duck goes over the waterfall" if falls else ""
-        return Verdict.legal(f"pawn to log {log}, the river flows{outcome}", "DUCKY-T1",
-                             "DUCKY-T2")
+        rules = ("DUCKY-T1", "DUCKY-T2") + (("DUCKY-T3",) if falls else ())
+        return Verdict.legal(f"pawn to log {log}, the river flows{outcome}", *rules)
 
     def _check_take(self, event: Event) -> Verdict:
         if self.phase != "offer" or self.pending or self.falling is None:

@@ -189,6 +189,7 @@ def test_DUCKY_T3_the_active_player_takes_a_falling_duck_they_can_use():
     state = scenario()
     verdict = state.check(Event("move", 0, {"log": 4}))
     assert "yellow duck goes over the waterfall" in verdict.reason
+    assert verdict.rules == ("DUCKY-T1", "DUCKY-T2", "DUCKY-T3")
     ok(state, Event("move", 0, {"log": 4}))
     assert state.phase == "offer" and state.falling == "yellow" and state.to_move() == 0
     assert state.legal_events() == [Event("take", 0, {"pile": 0}, source="bot")]
@@ -206,7 +207,7 @@ def test_DUCKY_T3_a_duck_nobody_can_use_is_offered_on_and_else_rides_back_in():
                     river=river_with({19: "pink"})))
     ok(state, Event("move", 0, {"log": 4}))
     assert state.falling == "pink" and state.to_move() == 1
-    refused(state, Event("take", 0, {"pile": 0}), reason="it is Ben's turn")
+    refused(state, Event("take", 0, {"pile": 0}), reason="it is Ben's turn", rule="DUCKY-T3")
     ok(state, Event("take", 1, {"pile": 0}))
     assert state.visible[1][0].filled == [False, True]
 
