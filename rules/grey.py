@@ -22,6 +22,13 @@ Grey races (GREY-G1), as decided for this project:
   a withdrawn Quack is simply forgotten) and the grey joins the position before it; the same
   millisecond or later -> refused, "X's play came first by N ms". A tie goes to the in-turn
   event. Without timestamps on both events, arrival order decides and the grey is refused.
+* The mirror case: an in-turn ``play`` or ``quack`` may arrive just after a grey that won its
+  window. While that grey is still the last event applied, an in-turn event refused in the
+  position after the grey is judged in the position before it: stamped the same millisecond
+  as the grey or earlier, and legal there -> it stands, the grey is taken back (its card goes
+  back to hand, its race is struck from ``race_log``) and is judged again after it: a Quack
+  that leaves the trick open lets the grey join again, a play or the trick-ending Quack beats
+  it. Stamped later -> refused, "X's grey came first by N ms".
 * After any further event the old window is gone for good: the grey is refused as too late.
   Refused greys change nothing (the core's rule for every refusal); the verdict carries the
   margin, and ``race_log`` records every grey that won.
@@ -92,9 +99,11 @@ RULE_TEXTS = {
     "GREY-G1": (
         "Out of turn, anyone may add the grey of the same rank to the last Lone Duck or Flock, or "
         "the grey one above the top of the last Flight, before the next player in turn lays "
-        "cards; play then goes on left of the grey player. Races are judged by timestamps; a tie "
-        "goes to the in-turn play, and a grey reported late wins only if it is earlier than the "
-        "single in-turn event that followed it."
+        "cards; play then goes on left of the grey player. Races are judged by timestamps, "
+        "whichever report arrives first; a tie goes to the in-turn play. A report is weighed "
+        "against the one event just before it: a grey reported late wins only if it is earlier "
+        "than the single in-turn event that followed it, and an in-turn event reported after a "
+        "grey wins only if it is no later than that grey."
     ),
     "GREY-H1": (
         "A player who has laid all their cards is out; the hand ends as soon as only one player "
@@ -476,7 +485,17 @@ class _Pending:
         self.before = before
 
 
-_NOT_SNAPSHOTTED = frozenset({"game", "players", "observer", "history", "terms", "_pending"})
+class _LastGrey:
+    """A grey that won its window while it is still the last event applied, and the position
+    before it (for an in-turn event stamped earlier, reported later, to restore)."""
+
+    def __init__(self, event: Event, before: dict[str, Any]) -> None:
+        self.event = event
+        self.before = before
+
+
+_NOT_SNAPSHOTTED = frozenset({"game", "players", "observer", "history", "terms", "_pending",
+                              "_last_grey"})
 
 
 def _copy_value(value: Any) -> Any:
@@ -532,6 +551,7 @@ class GreyDuckState(State):
         self.last_trick: dict[str, int] | None = None
         self.closure: Closure | None = None
         self._pending: _Pending | None = None
+        self._last_grey: _LastGrey | None = None
 
     # -- the small API -------------------------------------------------------------------
     def left(self, seat: int) -> int:
@@ -598,6 +618,14 @@ class GreyDuckState(State):
 
     # -- checking: overrides of the framework ----------------------------------------------
     def check(self, event: Event) -> Verdict:
+        verdict = self._check_in_order(event)
+        if verdict.ok or event.type not in ("play", "quack") or self._last_grey is None:
+            return verdict
+        judged = self._judge_before_grey(event, self._last_grey)
+        return judged if judged is not None else verdict  # (an illegal Verdict is falsy)
+
+    def _check_in_order(self, event: Event) -> Verdict:
+        """The verdict in the position as it stands (no reordering by timestamps)."""
         seat = event.seat
         if (event.type in ("play", "quack", "grey") and self.phase == "play"
                 and isinstance(seat, int) and not isinstance(seat, bool)
@@ -614,10 +642,12 @@ class GreyDuckState(State):
         return super().check(event)
 
     def apply(self, event: Event) -> Verdict:
-        pending = self._pending
+        pending, last_grey = self._pending, self._last_grey
         verdict = super().apply(event)
         if verdict.ok and self._pending is pending:
             self._pending = None  # another event followed: late greys can no longer overturn
+        if verdict.ok and self._last_grey is last_grey:
+            self._last_grey = None  # nor can late in-turn events take back the grey
         return verdict
 
     # -- holding checks ---------------------------------------------------------------------
@@ -1000,6 +1030,7 @@ class GreyDuckState(State):
         cards = tuple(event.data["cards"])
         form = classify(cards)
         assert isinstance(form, Form)
+        withdrawn = self._withdraw_later_grey(event)
         self._note_closure(seat, "play", cards, event.ts)
         self._take(seat, cards)
         self.played.update(cards)
@@ -1007,6 +1038,7 @@ class GreyDuckState(State):
         self.top = Play(seat, cards, form, event.ts)
         self.quacked = set()
         self._after_cards_laid(seat)
+        self._rejoin(withdrawn)
 
     def _check_quack(self, event: Event) -> Verdict:
         problem = self._play_phase_problem()
@@ -1020,6 +1052,11 @@ class GreyDuckState(State):
         return Verdict.legal(f"{name} {self.terms['quacked']}", "GREY-T3")
 
     def _apply_quack(self, event: Event) -> None:
+        withdrawn = self._withdraw_later_grey(event)
+        self._quack(event)
+        self._rejoin(withdrawn)
+
+    def _quack(self, event: Event) -> None:
         seat = event.seat
         assert seat is not None and self.top is not None
         if self._trick_won_with(seat):
@@ -1083,10 +1120,68 @@ class GreyDuckState(State):
         if window is None:
             return
         live = self.hands is None or any(h[window.grey] for h in self.hands)
-        before = {k: _copy_value(v) for k, v in vars(self).items()
-                  if k not in _NOT_SNAPSHOTTED} if live else None
+        before = self._snapshot() if live else None
         self.closure = Closure(window, seat, action, cards, ts)
         self._pending = _Pending(self.closure, before)
+
+    def _snapshot(self) -> dict[str, Any]:
+        """The position, to go back to when a race is decided after the fact."""
+        return {k: _copy_value(v) for k, v in vars(self).items() if k not in _NOT_SNAPSHOTTED}
+
+    def _before(self, last: _LastGrey) -> GreyDuckState:
+        """A scratch copy of the position before ``last``'s grey (shares nothing mutable)."""
+        trial = copy.copy(self)
+        vars(trial).update(_copy_value(last.before))
+        trial._pending = trial._last_grey = None
+        return trial
+
+    def _judge_before_grey(self, event: Event, last: _LastGrey) -> Verdict | None:
+        """An in-turn event refused after the grey that won its window, judged by timestamps
+        (see the module doc); None when the position before the grey refuses it too."""
+        earlier = self._before(last)
+        verdict = earlier._check_in_order(event)
+        if not verdict.ok:
+            return None
+        grey_event = last.event
+        grey_seat = grey_event.seat or 0
+        grey_word = show_cards([grey_event.data["card"]], self.terms)
+        what = "play" if event.type == "play" else self.terms["quack"]
+        mover = self.players[event.seat or 0]
+        if event.ts is None or grey_event.ts is None:
+            return Verdict.illegal(
+                f"too late: {self.players[grey_seat]}'s {grey_word} came first, and without "
+                "timestamps on both the order of arrival decides", "GREY-G1")
+        if event.ts > grey_event.ts:
+            return Verdict.illegal(
+                f"too late: {self.players[grey_seat]}'s {grey_word} came first by "
+                f"{event.ts - grey_event.ts} ms, before {mover}'s {what}; "
+                f"{self.describe_next()}", "GREY-G1")
+        getattr(earlier, f"_apply_{event.type}")(event)
+        again = earlier._check_in_order(grey_event)
+        after = (f"{self.players[grey_seat]}'s {grey_word} still joins, after it" if again.ok
+                 else f"{self.players[grey_seat]} takes back the {grey_word}")
+        margin = grey_event.ts - event.ts
+        first = (f"came first by {margin} ms" if margin
+                 else "came in the same millisecond (a tie goes to the in-turn play)")
+        return Verdict.legal(
+            f"{mover}'s {what} {first} although reported after {self.players[grey_seat]}'s "
+            f"{grey_word}: {after}; {verdict.reason}", *verdict.rules, "GREY-G1")
+
+    def _withdraw_later_grey(self, event: Event) -> Event | None:
+        """When ``event`` stands only because it came before the last grey: go back to the
+        position before that grey and return the grey, to judge again after ``event``."""
+        last = self._last_grey
+        if last is None or self._check_in_order(event).ok:
+            return None
+        vars(self).update(_copy_value(last.before))
+        self._last_grey = None
+        return last.event
+
+    def _rejoin(self, grey_event: Event | None) -> None:
+        """A grey taken back joins again when it still may (after a Quack that left the trick
+        open); otherwise it stays in its player's hand."""
+        if grey_event is not None and self._check_in_order(grey_event).ok:
+            self._apply_grey(grey_event)
 
     def _check_grey(self, event: Event) -> Verdict:
         seat, card = event.seat, event.data["card"]
@@ -1193,6 +1288,8 @@ class GreyDuckState(State):
             overturned = pending.closure
             vars(self).update(_copy_value(pending.before))
             self._pending = None
+        else:  # won in its window: an in-turn event stamped earlier may still take it back
+            self._last_grey = _LastGrey(event, self._snapshot())
         window = self.race_window()
         assert window is not None and window.grey == card
         cards = window.cards + (card,)

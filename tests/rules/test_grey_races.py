@@ -102,7 +102,8 @@ def test_grey_G1_rulebook_grey_four_makes_erin_need_five_five_five_five():
     assert verdict.ok and "GREY-G1" in verdict.rules and "Flock of 4" in verdict.reason
     assert state.to_move() == ERIN  # play goes on left of Matt
     amy = state.check(Event("play", AMY, {"cards": y(7, 7, 7)}, ts=1500))
-    assert not amy.ok and "Erin's turn" in amy.reason
+    assert not amy.ok and "Matt's grey-4 came first by 200 ms" in amy.reason
+    assert "Erin (seat 0) must follow" in amy.reason
     fewer = state.check(Event("play", ERIN, {"cards": y(6, 6, 6)}))
     assert not fewer.ok and "Flock of 4" in fewer.reason
     assert play(state, ERIN, y(5, 5, 5, 5)).ok
@@ -297,3 +298,73 @@ def test_grey_G1_replay_reproduces_an_overturn():
     grey(state, MATT, "grey-4", ts=1300)
     again = replay(state.game, state.players, state.history)
     assert again.public_view() == state.public_view() and again.hands == state.hands
+
+
+# --------------------------------------------------------------------------------------------
+# The mirror case: the in-turn event was first but is reported after the grey
+# --------------------------------------------------------------------------------------------
+
+
+def test_grey_G1_an_earlier_play_reported_after_the_grey_takes_the_grey_back():
+    state = grey_four_table()
+    assert grey(state, MATT, "grey-4", ts=1500).ok  # arrives first, in its window ...
+    verdict = play(state, AMY, y(7, 7, 7), ts=1300)  # ... but Amy laid her 7s 200 ms earlier
+    assert "Amy's play came first by 200 ms although reported after Matt's grey 4" \
+        in verdict.reason.replace("grey-4", "grey 4")
+    assert "Matt takes back the grey" in verdict.reason and "GREY-G1" in verdict.rules
+    assert state.hands is not None and state.hands[MATT]["grey-4"] == 1
+    assert state.race_log == [] and state.played["grey-4"] == 0
+    assert state.top is not None and state.top.seat == AMY and state.to_move() == MATT
+    assert [e.action for e in state.trick] == ["play", "play"]
+    late = grey(state, MATT, "grey-4", ts=1500)  # sent again: the 7s closed its window
+    assert not late.ok
+
+
+def test_grey_G1_a_tie_reported_after_the_grey_goes_to_the_in_turn_play():
+    state = grey_four_table()
+    assert grey(state, MATT, "grey-4", ts=1500).ok
+    verdict = play(state, AMY, y(7, 7, 7), ts=1500)
+    assert "same millisecond (a tie goes to the in-turn play)" in verdict.reason
+    assert state.race_log == [] and state.top is not None and state.top.seat == AMY
+
+
+def test_grey_G1_a_later_play_reported_after_the_grey_is_refused_as_too_late():
+    state = grey_four_table()
+    assert grey(state, MATT, "grey-4", ts=1500).ok
+    before = fingerprint(state)
+    verdict = state.apply(Event("play", AMY, {"cards": y(7, 7, 7)}, 1600))
+    assert not verdict.ok and verdict.rules == ("GREY-G1",)
+    assert "Matt's grey" in verdict.reason and "came first by 100 ms, before Amy's play" \
+        in verdict.reason
+    assert fingerprint(state) == before
+    untimed = state.apply(Event("play", AMY, {"cards": y(7, 7, 7)}))
+    assert not untimed.ok and "without timestamps" in untimed.reason
+
+
+def test_grey_G1_an_earlier_quack_reported_after_the_grey_lets_the_grey_join_again():
+    state = grey_four_table()
+    assert grey(state, MATT, "grey-4", ts=1500).ok
+    verdict = quack(state, AMY, ts=1200)  # Amy passed first; the trick stayed open
+    assert "Matt's grey" in verdict.reason.replace("grey-4", "grey") \
+        and "still joins, after it" in verdict.reason
+    assert [e.action for e in state.trick] == ["play", "quack", "grey"]
+    assert len(state.race_log) == 1 and state.hands is not None
+    assert state.hands[MATT]["grey-4"] == 0 and state.to_move() == ERIN
+
+
+def test_grey_G1_after_a_further_event_the_grey_stands():
+    state = grey_four_table()
+    assert grey(state, MATT, "grey-4", ts=1500).ok
+    quack(state, ERIN, ts=1700)
+    verdict = state.apply(Event("play", AMY, {"cards": y(7, 7, 7)}, 1300))
+    assert not verdict.ok and "turn" in verdict.reason and len(state.race_log) == 1
+
+
+def test_grey_G1_observer_and_replay_take_the_grey_back_the_same_way():
+    full, observer = grey_four_table(), grey_four_table(observer=True)
+    for state in (full, observer):
+        assert grey(state, MATT, "grey-4", ts=1500).ok
+        play(state, AMY, y(7, 7, 7), ts=1300)
+    assert full.public_view() == observer.public_view()
+    again = replay(full.game, full.players, full.history)
+    assert again.public_view() == full.public_view() and again.hands == full.hands
