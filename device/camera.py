@@ -5,9 +5,10 @@ else, whether they come from the Pi camera, a USB webcam or stream, a video file
 photos or the synthetic table. Every source returns :class:`Frame` objects from ``read()``
 (``None`` when there are no more), closes idempotently and works as a context manager.
 
-A live camera that stops answering is reported (logged) and reopened with a bounded, growing
-pause between tries; only when every try has failed does ``read()`` give up and return
-``None``, with the reason kept in ``last_error``. A folder's unreadable image is skipped with a
+A live camera that stops answering is reported (logged, and to ``on_trouble``, which the run
+loop points at the scoreboard) and reopened with a bounded, growing pause between tries; only
+when every try has failed does ``read()`` give up and return ``None``, with the reason kept in
+``last_error`` (the run loop then opens the camera again, later). A folder's unreadable image is skipped with a
 warning naming the file. picamera2 is imported only when a Pi camera is opened (on Raspberry
 Pi OS it comes from apt, not from pip).
 """
@@ -15,6 +16,7 @@ Pi OS it comes from apt, not from pip).
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 import os
 import time
@@ -150,6 +152,8 @@ class LiveSource(BaseSource):
         self._sleep = sleep
         self._clock = clock
         self._t0 = clock()
+        self.on_trouble: Callable[[str | None], None] = lambda problem: None
+        """Told what is wrong while the camera is being reopened, and None once it is back."""
 
     def _now_ms(self) -> float:
         return (self._clock() - self._t0) * 1000.0
@@ -163,6 +167,7 @@ class LiveSource(BaseSource):
         except Exception as exc:  # noqa: BLE001 - any driver failure means "camera lost"
             problem = f"{self.describe()} stopped delivering frames ({exc})"
         log.warning("%s; trying to reopen it", problem)
+        self.on_trouble(f"{problem}; trying to reopen it")
         for attempt, delay in enumerate(self.retry.delays(), start=1):
             self._sleep(delay)
             try:
@@ -176,6 +181,7 @@ class LiveSource(BaseSource):
                 continue
             log.warning("%s is back after %d tr%s", self.describe(), attempt,
                         "y" if attempt == 1 else "ies")
+            self.on_trouble(None)
             return image, self._now_ms()
         self.last_error = (
             f"{problem}; gave up after {self.retry.attempts} tries to reopen it - "
@@ -414,8 +420,14 @@ class FolderSource(BaseSource):
             files = [root]
         else:
             raise CameraError(f"no such folder or file: {root}")
+        if isinstance(interval_ms, bool) or not isinstance(interval_ms, int | float) \
+                or not interval_ms > 0:
+            raise CameraError(f"interval_ms must be a number of milliseconds above 0, "
+                              f"got {interval_ms!r}")
+        if not isinstance(loop, bool):
+            raise CameraError(f"loop must be true or false, got {loop!r}")
         self.files: list[Path] = files
-        self.interval_ms = interval_ms
+        self.interval_ms = float(interval_ms)
         self.loop = loop
         self.skipped: list[Path] = []
         self._position = 0
@@ -428,13 +440,28 @@ class FolderSource(BaseSource):
                 self._position = 0
             path = self.files[self._position]
             self._position += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = _read_image(path)
             if image is not None:
                 return image, self._next_index * self.interval_ms
             if path not in self.skipped:
                 self.skipped.append(path)
                 log.warning("skipping %s: not an image OpenCV can read (corrupt or truncated?)",
                             path)
+
+
+def _read_image(path: Path) -> np.ndarray | None:
+    """The picture in ``path``, or None when OpenCV cannot read it or it is a JPEG cut short
+    (libjpeg then fills the missing part with grey and only prints a warning)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(2)
+            handle.seek(max(0, path.stat().st_size - 64))
+            tail = handle.read()
+    except OSError:
+        return None
+    if head == b"\xff\xd8" and not tail.rstrip(b"\x00\r\n ").endswith(b"\xff\xd9"):
+        return None  # no end-of-image marker: the file was cut short
+    return cv2.imread(str(path), cv2.IMREAD_COLOR)
 
 
 # ---- The synthetic table ----------------------------------------------------------------------
@@ -481,17 +508,44 @@ class SyntheticSource(BaseSource):
 # ---- Choosing a source from a string ----------------------------------------------------------
 
 
+_NOT_OPTIONS = frozenset({"self", "retry", "sleep", "clock", "capture_factory", "render"})
+"""Constructor arguments for tests and code, not for a settings file's ``[camera] options``."""
+
+
+def source_options(kind: type[BaseSource]) -> list[str]:
+    """The ``[camera] options`` a kind of source takes."""
+    parameters = inspect.signature(kind.__init__).parameters.values()
+    return [p.name for p in parameters
+            if p.kind is p.KEYWORD_ONLY and p.name not in _NOT_OPTIONS]
+
+
 def open_source(spec: str, **options: Any) -> BaseSource:
     """Open the source a user named: "picamera", "synthetic[:SEED]", 0, a URL, a video or folder.
 
-    ``options`` go to the chosen source's constructor (e.g. ``size=(1280, 720)``).
+    ``options`` go to the chosen source's constructor (e.g. ``size=(1280, 720)``); one it does
+    not take, or of the wrong kind, is a :class:`CameraError` naming the options it takes.
     """
+    kind, args = _chosen(spec)
+    unknown = sorted(set(options) - set(source_options(kind)) - _NOT_OPTIONS)
+    takes = ", ".join(source_options(kind)) or "none"
+    if unknown:
+        raise CameraError(f"the [camera] option {unknown[0]!r} does not apply to {spec!r} "
+                          f"(its options: {takes}); fix the settings")
+    try:
+        return kind(*args, **options)
+    except (TypeError, ValueError) as exc:
+        raise CameraError(f"the [camera] options {options} do not suit {spec!r} ({exc}); "
+                          f"its options: {takes}; fix the settings") from None
+
+
+def _chosen(spec: str) -> tuple[type[BaseSource], tuple[Any, ...]]:
+    """The kind of source ``spec`` names and the arguments that say which one."""
     text = spec.strip()
     if not text:
         raise CameraError(f"no camera given: {SPEC_HELP}")
     lowered = text.lower()
     if lowered in ("picamera", "picamera2", "pi"):
-        return PiCameraSource(**options)
+        return PiCameraSource, ()
     if lowered == "synthetic" or lowered.startswith("synthetic:"):
         _, _, seed_text = text.partition(":")
         try:
@@ -500,16 +554,16 @@ def open_source(spec: str, **options: Any) -> BaseSource:
             raise CameraError(
                 f"bad synthetic seed {seed_text!r}: write synthetic:SEED with a whole number"
             ) from None
-        return SyntheticSource(seed, **options)
+        return SyntheticSource, (seed,)
     if text.isdigit():
-        return VideoCaptureSource(int(text), **options)
+        return VideoCaptureSource, (int(text),)
     if "://" in text:
-        return VideoCaptureSource(text, **options)
+        return VideoCaptureSource, (text,)
     path = Path(text).expanduser()
     if path.is_dir():
-        return FolderSource(path, **options)
+        return FolderSource, (path,)
     if path.is_file():
         if path.suffix.lower() in IMAGE_SUFFIXES:
-            return FolderSource(path, **options)
-        return VideoCaptureSource(str(path), **options)
+            return FolderSource, (path,)
+        return VideoCaptureSource, (str(path),)
     raise CameraError(f"no camera, file or folder called {text!r}: {SPEC_HELP}")

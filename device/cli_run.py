@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import io
 import logging
 import sys
@@ -147,14 +148,20 @@ def load_reader(camera: CameraConfig, data_dir: Path) -> Any | None:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            log.warning("camera reading (%s) is not installed; phones enter the events by hand",
-                        module_name)
-            return None
+        if exc.name and (module_name + ".").startswith(exc.name + "."):
+            raise UserError(
+                f"[camera] reader: there is no module {module_name!r}; check the setting (the "
+                f"usual one is {CameraConfig.reader!r}), or set [camera] enabled = false"
+            ) from None
         raise
     factory = getattr(module, func_name, None)
-    if factory is None:
+    if not callable(factory):
         raise UserError(f"[camera] reader: {module_name} has no {func_name}(); check the setting")
+    try:
+        inspect.signature(factory).bind(camera, data_dir)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"[camera] reader: {camera.reader} is not a reader maker ({exc}); "
+                        f"check the setting (the usual one is {CameraConfig.reader!r})") from None
     return factory(camera, data_dir)
 
 

@@ -119,6 +119,14 @@ class CueBoard(CompositeDevice):
             for device in made:
                 device.close()
             raise CueError(f"cannot set up the cue board's pins: {exc}") from None
+        except ImportError as exc:  # the pin library GPIOZERO_PIN_FACTORY names is missing
+            for device in made:
+                device.close()
+            raise CueError(
+                f"cannot drive the pins: {exc} (GPIOZERO_PIN_FACTORY is "
+                f"{os.environ.get('GPIOZERO_PIN_FACTORY') or 'unset'}); install that library "
+                "(on a Pi: sudo apt install python3-lgpio, in a venv made with "
+                "--system-site-packages)") from None
         super().__init__(_order=list(parts), pin_factory=pin_factory, **parts)
 
     @property

@@ -214,44 +214,84 @@ class CameraStatus:
                     "notice": None if self._notice is None else self._notice.to_json()}
 
 
+REOPEN_PAUSES_S = (2.0, 5.0, 10.0, 30.0)
+"""Pauses before opening a lost or missing camera again (the last one repeats, for ever)."""
+NO_MATCH_WAIT_S = 0.5
+"""How often the camera looks for a match to follow while none is being played."""
+
+
 class CameraProducer:
     """Frames from a camera source, read into events and reported for the current match.
 
     What the reader is unsure of and what stops it go to ``status`` for the phones; a frame
-    the reader fails on is skipped with a log line (the camera keeps going)."""
+    the reader fails on is skipped with a log line (the camera keeps going). A camera that
+    cannot be opened, or is lost for good by its source's own retries (a pulled cable), is
+    opened again after :data:`REOPEN_PAUSES_S` for as long as ducktable runs, the scoreboard
+    saying so meanwhile; a folder of pictures or a video file that simply ends is not."""
 
     name = "camera"
 
     def __init__(self, open_source: Callable[[], Any], reader: TableReader,
-                 status: CameraStatus | None = None) -> None:
+                 status: CameraStatus | None = None,
+                 reopen_pauses_s: Sequence[float] = REOPEN_PAUSES_S) -> None:
         self.open_source = open_source
         self.reader = reader
         self.status = status
+        self.reopen_pauses_s = tuple(reopen_pauses_s)
         self.failures = 0
+        self.reopened = 0
+        self._delivered = False  # a frame came since the source was (re)opened
         self._match_id: int | None = None
 
     def run(self, table: TableLink) -> None:
-        try:
-            source_cm = self.open_source()
-        except OSError as exc:
-            problem = (f"the camera cannot be opened: {exc}; check the [camera] source setting "
-                       "(the scoreboard works meanwhile: enter events on the phone)")
-            log.error("%s", problem)
-            self._tell(problem)
-            return
-        with source_cm as source:
-            while not table.stop.is_set():
-                frame = source.read()
-                if frame is None:
-                    reason = getattr(source, "last_error", None) or "the camera stopped delivering frames"
-                    log.warning("%s; camera reading ends", reason)
-                    self._tell(f"{reason}; camera reading has stopped (restart ducktable to try "
-                               "again; enter events on the phone meanwhile)")
-                    return
-                info = table.current_match()
-                if info is None:
-                    continue
-                self._read(table, info, frame)
+        tries = 0
+        while not table.stop.is_set():
+            problem: str | None
+            try:
+                source_cm = self.open_source()
+            except OSError as exc:
+                problem = f"the camera cannot be opened: {exc}"
+            else:
+                self._tell(None)  # opened: whatever was wrong before is over
+                with source_cm as source:
+                    if hasattr(source, "on_trouble"):
+                        source.on_trouble = self._tell
+                    problem = self._read_frames(table, source)
+                if problem is None:
+                    return  # stopped, or the pictures ran out (said so)
+                tries = 0 if self._delivered else tries
+            pause = self.reopen_pauses_s[min(tries, len(self.reopen_pauses_s) - 1)]
+            tries += 1
+            log.error("%s; trying again in %.0f s", problem, pause)
+            self._tell(f"{problem}; trying again in {pause:.0f} s (check the camera and the "
+                       "[camera] settings; enter events on the phone meanwhile)")
+            if table.stop.wait(pause):
+                return
+            self.reopened += 1
+
+    def _read_frames(self, table: TableLink, source: Any) -> str | None:
+        """Read until stopped or the source ends: None when that is the end, else what went
+        wrong (the camera is opened again)."""
+        self._delivered = False
+        while not table.stop.is_set():
+            info = table.current_match()
+            if info is None:  # nothing to follow: leave the pictures (a folder's) for later
+                table.stop.wait(NO_MATCH_WAIT_S)
+                continue
+            frame = source.read()
+            if frame is None:
+                lost = getattr(source, "last_error", None)
+                if lost:
+                    return str(lost)
+                log.warning("the pictures have run out; camera reading ends")
+                self._tell("the camera's pictures have run out (a folder or video file); "
+                           "camera reading has stopped: enter events on the phone")
+                return None
+            if not self._delivered:
+                self._delivered = True
+                self._tell(None)  # whatever was wrong before, frames come again
+            self._read(table, info, frame)
+        return None
 
     def _read(self, table: TableLink, info: MatchInfo, frame: Any) -> None:
         if info.id != self._match_id:  # another match: what the reader knew is of no use
@@ -281,7 +321,7 @@ class CameraProducer:
             self.status.report(info.id, position, getattr(self.reader, "pending", None),
                                getattr(self.reader, "problem", None))
 
-    def _tell(self, problem: str) -> None:
+    def _tell(self, problem: str | None) -> None:
         if self.status is not None:
             self.status.set_problem(problem)
 

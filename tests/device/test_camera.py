@@ -151,6 +151,19 @@ def test_picamera_lost_camera_is_reopened_after_a_pause(fake_picamera2: Any,
     cam.close()
 
 
+def test_a_lost_camera_says_so_while_it_is_reopened_and_when_it_is_back(fake_picamera2: Any
+                                                                        ) -> None:
+    told: list[str | None] = []
+    cam = PiCameraSource(size=(16, 16), sleep=lambda s: None)
+    cam.on_trouble = told.append  # the run loop points this at the scoreboard
+    fake_picamera2.fail_captures = 2
+    assert cam.read() is not None
+    assert len(told) == 2 and told[1] is None
+    assert told[0] is not None and "stopped delivering frames" in told[0] \
+        and "trying to reopen it" in told[0]
+    cam.close()
+
+
 def test_picamera_gives_up_after_bounded_tries_without_raising(fake_picamera2: Any) -> None:
     pauses: list[float] = []
     cam = PiCameraSource(size=(16, 16), sleep=pauses.append,
@@ -306,6 +319,20 @@ def test_video_file_ends_instead_of_retrying(tmp_path: Path) -> None:
 # ---- folders of images --------------------------------------------------------------------------
 
 
+def test_folder_skips_a_jpeg_cut_short_that_opencv_would_fill_with_grey(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    ok, whole = cv2.imencode(".jpg", np.random.default_rng(0).integers(0, 255, (64, 64, 3),
+                                                                       np.uint8))
+    assert ok
+    (tmp_path / "a.jpg").write_bytes(whole.tobytes())
+    (tmp_path / "b.jpg").write_bytes(whole.tobytes()[: len(whole) // 2])  # a copy cut short
+    assert cv2.imread(str(tmp_path / "b.jpg")) is not None  # OpenCV alone reads it, grey-filled
+    with caplog.at_level(logging.WARNING), open_source(str(tmp_path)) as source:
+        frames = list(source)
+    assert len(frames) == 1 and source.skipped == [tmp_path / "b.jpg"]  # type: ignore[attr-defined]
+    assert "b.jpg" in caplog.text
+
+
 def test_folder_skips_a_corrupt_image_and_names_it(tmp_path: Path,
                                                    caplog: pytest.LogCaptureFixture) -> None:
     cv2.imwrite(str(tmp_path / "a.png"), np.zeros((8, 8, 3), np.uint8))
@@ -368,6 +395,31 @@ def test_every_source_fits_the_frame_source_protocol(tmp_path: Path, fake_picame
 def test_bad_source_specs_explain_what_to_give(spec: str, message: str) -> None:
     with pytest.raises(CameraError, match=message):
         open_source(spec)
+
+
+def test_camera_options_a_source_does_not_take_or_of_the_wrong_kind_say_which_it_takes(
+        tmp_path: Path, fake_picamera2: Any) -> None:
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(CameraError, match=r"option 'width' does not apply .*its options: "
+                                          r"interval_ms, loop"):
+        open_source(str(tmp_path), width=1280)
+    with pytest.raises(CameraError, match="option 'interval_ms' does not apply .* size"):
+        open_source("picamera", interval_ms=66)  # a folder's option, given to the Pi camera
+    with pytest.raises(CameraError, match="interval_ms must be a number of milliseconds"):
+        open_source(str(tmp_path), interval_ms="fast")
+    with pytest.raises(CameraError, match="size must be two whole numbers"):
+        open_source("picamera", size=[1280])
+
+    class StrictCapture(FakeCapture):
+        def set(self, prop: int, value: float) -> bool:
+            if not isinstance(value, int | float):  # as cv2.VideoCapture.set
+                raise TypeError("Argument 'value' can not be treated as a double")
+            return super().set(prop, value)
+
+    with pytest.raises(CameraError, match=r"do not suit '0' .*its options: size, "
+                                          r"frame_timeout_s; fix the settings"):
+        open_source("0", size="1280x720", capture_factory=StrictCapture)
+    assert open_source(str(tmp_path), interval_ms=66, loop=True).interval_ms == 66.0
 
 
 def test_index_and_url_specs_go_to_opencv(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,7 +79,7 @@ def test_DUCK_camera_loop_records_the_true_events_in_the_store(tmp_path: Path, s
     assert all(e.source == "camera" for e in events)
     snap = status.snapshot()
     assert snap["notice"] is None
-    assert "stopped delivering frames" in snap["problem"]  # the synthetic video ended
+    assert "pictures have run out" in snap["problem"]  # the synthetic video ended
 
 
 def test_DUCK_undo_on_the_phone_then_confirm_of_the_camera_question_and_the_camera_goes_on(
@@ -220,16 +220,100 @@ def test_garbage_frames_and_a_failing_reader_do_not_stop_the_camera(tmp_path: Pa
     assert broken.failures == len(garbage)
 
 
-def test_a_camera_that_cannot_be_opened_is_a_problem_line(store: MatchStore) -> None:
+def test_a_camera_that_cannot_be_opened_is_a_problem_line_and_tried_again(
+        store: MatchStore) -> None:
     new_match(store)
     status = CameraStatus()
+    stop = threading.Event()
+    tries: list[float] = []
 
     def no_camera() -> Any:
+        tries.append(time.monotonic())
+        if len(tries) == 3:
+            stop.set()
         raise OSError("no camera, file or folder called 'nothing'")
 
-    CameraProducer(no_camera, CameraTableReader(Path("/nonexistent.json")), status).run(
-        TableLink(store, threading.Event()))
-    assert status.problem is not None and "[camera] source" in status.problem
+    producer = CameraProducer(no_camera, CameraTableReader(Path("/nonexistent.json")), status,
+                              reopen_pauses_s=(0.01,))
+    producer.run(TableLink(store, stop))
+    assert len(tries) == 3 and producer.reopened == 2
+    assert status.problem is not None and "cannot be opened" in status.problem
+    assert "trying again in 0 s" in status.problem and "[camera] settings" in status.problem
+
+
+class Lost:
+    """A camera source that gives ``frames`` pictures, then is lost (``last_error``)."""
+
+    def __init__(self, frames: int, lost: bool = True) -> None:
+        self.left, self.lost = frames, lost
+        self.last_error: str | None = None
+
+    def read(self) -> Any:
+        if self.left == 0:
+            self.last_error = "camera 0 stopped delivering frames; gave up" if self.lost else None
+            return None
+        self.left -= 1
+        return np.zeros((8, 8, 3), np.uint8)
+
+    def __enter__(self) -> Lost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def test_a_camera_lost_for_good_is_opened_again_and_the_scoreboard_follows(
+        store: MatchStore) -> None:
+    """A pulled cable: the source gives up; ducktable opens it again later, however long it
+    takes, and the problem line goes once pictures come again."""
+    new_match(store)
+    status = CameraStatus()
+    opens: list[Any] = [Lost(2), OSError("cannot open camera 0"), Lost(3, lost=False)]
+    problems: list[str | None] = []
+
+    def camera() -> Any:
+        problems.append(status.problem)
+        item = opens.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    class Reader:
+        frames = 0
+
+        def events(self, state: Any, frame: Any) -> list[Event]:
+            Reader.frames += 1
+            return []
+
+    producer = CameraProducer(camera, Reader(), status, reopen_pauses_s=(0.01, 0.02))
+    producer.run(TableLink(store, threading.Event()))
+    assert Reader.frames == 5 and producer.reopened == 2
+    assert problems[0] is None
+    assert problems[1] is not None and "gave up; trying again" in problems[1]
+    assert problems[2] is not None and "cannot be opened" in problems[2]
+    assert status.problem is not None and "pictures have run out" in status.problem
+
+
+def test_pictures_wait_for_a_match_instead_of_being_used_up(store: MatchStore) -> None:
+    status = CameraStatus()
+    seen: list[int] = []
+
+    class Reader:
+        def events(self, state: Any, frame: Any) -> list[Event]:
+            seen.append(len(seen))
+            return []
+
+    source = SyntheticSource(frames=3, render=lambda i: np.zeros((8, 8, 3), np.uint8))
+    stop = threading.Event()
+    thread = threading.Thread(target=CameraProducer(lambda: source, Reader(), status).run,
+                              args=(TableLink(store, stop),))
+    thread.start()
+    time.sleep(0.3)  # no match yet: the pictures are left alone
+    assert seen == [] and thread.is_alive()
+    new_match(store)
+    thread.join(10)
+    stop.set()
+    assert seen == [0, 1, 2] and not thread.is_alive()
 
 
 # ---- ducktable run, with a folder of frames as the camera --------------------------------------
@@ -282,7 +366,7 @@ def test_DUCK_ducktable_run_reads_a_folder_of_frames_into_the_match(tmp_path: Pa
             if view["camera"] and "stopped" in (view["camera"]["problem"] or ""):
                 break  # every frame was read
             time.sleep(0.3)
-        assert view["camera"]["problem"] and "stopped delivering frames" in view["camera"]["problem"]
+        assert view["camera"]["problem"] and "pictures have run out" in view["camera"]["problem"]
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=20) == 0
     finally:

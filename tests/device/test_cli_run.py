@@ -6,7 +6,9 @@ import socket
 from pathlib import Path
 
 import pytest
-from ducktable.device.cli import build_parser, main
+from ducktable.device.cli import UserError, build_parser, main
+from ducktable.device.cli_run import load_reader
+from ducktable.device.config import CameraConfig
 
 
 def test_qr_prints_a_terminal_qr_code_of_the_url(capsys: pytest.CaptureFixture[str],
@@ -102,3 +104,14 @@ def test_bad_camera_settings_are_one_clear_line(camera: dict[str, object], messa
 
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         parse_config({"camera": camera})
+
+
+@pytest.mark.parametrize(("reader", "message"), [
+    ("ducktable.vision.raeder:make_table_reader", "there is no module 'ducktable.vision.raeder'"),
+    ("os:getcwd", "os:getcwd is not a reader maker"),
+    ("os:no_such_thing", "os has no no_such_thing()"),
+])
+def test_a_wrong_camera_reader_setting_is_one_clear_line(tmp_path: Path, reader: str,
+                                                         message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        load_reader(CameraConfig(reader=reader), tmp_path)

@@ -178,6 +178,22 @@ def test_bad_pins_are_reported_clearly(factory: MockFactory) -> None:
     board.close()
 
 
+def test_a_missing_pin_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a Pi, gpiozero loads the library GPIOZERO_PIN_FACTORY names (lgpio by default); a
+    venv made without --system-site-packages does not see apt's copy."""
+    from gpiozero import Device
+
+    def missing(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(lambda: missing("lgpio")))
+    with pytest.raises(CueError, match="No module named 'lgpio' .*GPIOZERO_PIN_FACTORY is lgpio"
+                                       ".*install that library"):
+        CueBoard((5, 6), 20, 21, pin_factory=None)
+
+
 def test_mock_pins_are_chosen_automatically_off_a_pi(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     monkeypatch.setattr(cues_module, "is_raspberry_pi", lambda: False)
