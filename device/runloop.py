@@ -51,11 +51,10 @@ class TableLink:
         self.cues = cues
 
     def current_match(self) -> MatchInfo | None:
-        """The newest unfinished match, else None (the camera has nothing to report to)."""
-        for info in self.store.list_matches():
-            if not info.finished:
-                return info
-        return None
+        """The newest match while it is unfinished, else None (the camera has nothing to report
+        to: an older match left unfinished is not the one on the table)."""
+        matches = self.store.list_matches()  # newest first
+        return matches[0] if matches and not matches[0].finished else None
 
     def state(self, match_id: int) -> State:
         return self.store.state(match_id)

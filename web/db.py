@@ -57,9 +57,7 @@ def match_or_404(match_id: int) -> MatchInfo:
 
 
 def current_match() -> MatchInfo | None:
-    """The match the table is playing: the newest unfinished one, else the newest one."""
-    matches = get_store().list_matches()
-    for info in matches:
-        if not info.finished:
-            return info
+    """The match the table is playing: the newest one, finished or not (an older match left
+    unfinished must not take over the phones when the newest ends: they keep its result)."""
+    matches = get_store().list_matches()  # newest first
     return matches[0] if matches else None

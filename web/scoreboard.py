@@ -110,7 +110,7 @@ def live(match_id: int) -> Response:
                 if now - newer_checked > 2.0 or sent is None or sent[0] != seq:
                     newer_checked = now
                     current = current_match()
-                    newer = current.id if current is not None and current.id != match_id else None
+                    newer = current.id if current is not None and current.id > match_id else None
                 state_key = (seq, cue, newer, camera and camera.get("version"))
                 if state_key != sent:
                     info = store.match(match_id)

@@ -329,3 +329,17 @@ def test_the_appliance_gives_the_camera_status_to_the_web_app(store: MatchStore,
         assert code == 200 and "ducktable calibrate" in view["camera"]["problem"]
     finally:
         appliance.stop()
+
+
+def test_the_camera_follows_only_the_newest_match_and_only_while_it_is_unfinished(
+        store: MatchStore) -> None:
+    from tests.web.conftest import play_bots
+
+    table = TableLink(store, threading.Event())
+    old = store.create_match("duck", ["A", "B", "C"], observer=True)  # left unfinished
+    assert table.current_match() == store.match(old.id)
+    newest = store.create_match("duck", ["A", "B", "C"], observer=False)
+    assert table.current_match() == store.match(newest.id)
+    play_bots(store, newest.id, 100_000)
+    assert store.match(newest.id).finished
+    assert table.current_match() is None  # not last week's match: nothing to report to

@@ -24,11 +24,24 @@ def test_home_goes_to_setup_when_there_is_no_match(client: FlaskClient) -> None:
     assert response.status_code == 302 and response.location.endswith("/setup")
 
 
-def test_home_follows_the_newest_unfinished_match(client: FlaskClient, store: MatchStore) -> None:
+def test_home_follows_the_newest_match(client: FlaskClient, store: MatchStore) -> None:
     new_duck(store)
     second = new_duck(store)
     response = client.get("/")
     assert response.location.endswith(f"/match/{second.id}?follow=1")
+
+
+def test_a_finished_match_keeps_the_phones_an_older_unfinished_one_does_not_take_over(
+        app: Flask, client: FlaskClient, store: MatchStore) -> None:
+    old = new_duck(store)  # left unfinished last week
+    newest = new_duck(store, observer=False)
+    play_bots(store, newest.id, 100_000)
+    assert store.match(newest.id).finished and not store.match(old.id).finished
+    assert client.get("/").location.endswith(f"/match/{newest.id}?follow=1")
+    response = app.test_client().get(f"/match/{newest.id}/live", buffered=False)
+    board = read_board_messages(response, 1)[0]
+    assert board["over"] and board["newer"] is None  # no jump back to the old match
+    response.close()
 
 
 def test_scoreboard_shows_seats_turn_and_the_live_stream(client: FlaskClient,
