@@ -767,15 +767,20 @@ class SittingDucksGame(Game):
         return SittingDucksState(self, players, observer)
 
 
+MAX_ACTION_COUNT = 100
+"""The most copies of one action card a deck may hold (the box has at most 12): a mistyped
+count of millions would make every position of the match slow to build and to show."""
+
+
 def _checked_mix(mix: Mapping[str, Any]) -> dict[str, int]:
     unknown = sorted(set(mix) - set(SIT_ACTIONS))
     if unknown:
         raise RulesError(f"option 'action_mix': {unknown[0]!r} is not an action card; "
                          f"the kinds are {', '.join(SIT_ACTIONS)}")
-    bad = [k for k, v in mix.items() if not _int(v) or v < 0]
+    bad = [k for k, v in mix.items() if not _int(v) or not 0 <= v <= MAX_ACTION_COUNT]
     if bad:
         raise RulesError(f"option 'action_mix': the count of {bad[0]!r} must be a whole number "
-                         f"0 or more, got {mix[bad[0]]!r}")
+                         f"from 0 to {MAX_ACTION_COUNT}, got {mix[bad[0]]!r}")
     return {a: int(mix.get(a, 0)) for a in SIT_ACTIONS}
 
 

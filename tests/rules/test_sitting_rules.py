@@ -181,8 +181,9 @@ def test_SIT_C1_action_mix_is_an_option():
 
 @pytest.mark.parametrize("mix, players, message", [
     ({"laser": 3}, 3, "'laser' is not an action card"),
-    ({"fire": -1}, 3, "whole number 0 or more"),
-    ({"fire": "many"}, 3, "whole number 0 or more"),
+    ({"fire": -1}, 3, "whole number from 0 to 100"),
+    ({"fire": "many"}, 3, "whole number from 0 to 100"),
+    ({"fire": 99_999_999}, 3, "whole number from 0 to 100"),  # would take gigabytes
     ({"fire": 10}, 4, "need at least 12"),
     ({"fire": 8, "bottoms-up": 2}, 3, "need at least 11"),
 ])
