@@ -15,6 +15,7 @@ settled.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -86,10 +87,27 @@ def picker(info: MatchInfo, state: State) -> list[str]:
     return forms.picker_cards(state.game, state, deck.labels if deck else ())
 
 
-def ordered_specs(state: State, specs: list[EventSpec]) -> list[EventSpec]:
-    """Chance events first when one is due (a deal), the seat's own moves first otherwise."""
+def due_events(state: State) -> list[Event]:
+    """What the match waits for, as far as the engine can say: the chance event due (a deal,
+    a draw: with the seat it is for), else the legal events of the seat to move. Empty when
+    the engine cannot say (an observer's Grey Duck lead: the hand is unknown)."""
+    try:
+        if state.needs_chance():
+            return [state.chance_event(random.Random(0))]
+        return list(state.legal_events())
+    except Exception:  # noqa: BLE001 - an engine that cannot say: the page's order stands
+        return []
+
+
+def ordered_specs(state: State, specs: list[EventSpec],
+                  due: list[Event] | None = None) -> list[EventSpec]:
+    """The due events' forms first (the first one opens), then chance events when one is due
+    or the seat's own moves otherwise, each in the game's order."""
+    due_types = list(dict.fromkeys(e.type for e in (due_events(state) if due is None else due)))
+    rank = {etype: i for i, etype in enumerate(due_types)}
     due_chance = state.needs_chance()
-    return sorted(specs, key=lambda s: 0 if s.chance == due_chance else 1)
+    return sorted(specs, key=lambda s: (rank.get(s.type, len(rank)),
+                                        0 if s.chance == due_chance else 1))
 
 
 def spec_or_400(state: State, etype: str) -> EventSpec:
@@ -111,8 +129,13 @@ def entry_page(
     store = get_store()
     state = store.state(info.id)
     events = store.events(info.id)
-    specs = ordered_specs(state, forms.manual_specs(state.game))
+    due = due_events(state)
+    specs = ordered_specs(state, forms.manual_specs(state.game), due)
     event_forms = [forms.build_form(spec, state) for spec in specs]
+    seats = {e.type: e.seat for e in due if e.seat is not None}
+    for form in event_forms:  # a chance event for one seat (Sitting Ducks' draws): that seat
+        if not form.seat_value and form.spec.type in seats:
+            form.seat_value = str(seats[form.spec.type])
     failed_type = (values or {}).get(forms.TYPE_FIELD)
     for i, form in enumerate(event_forms):
         if values is not None and form.spec.type == failed_type:

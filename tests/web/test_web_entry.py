@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
 import re
 
+import pytest
+from ducktable.device.demo import next_event
 from ducktable.device.store import MatchStore
+from ducktable.rules import make_game
 from ducktable.rules.catalogue import rule_texts
-from ducktable.rules.core import Event
+from ducktable.rules.core import Event, RandomBot
 
 from .conftest import Phone, new_duck
 
@@ -141,3 +145,32 @@ def test_dispute_check_takes_an_event_as_json(phone: Phone, store: MatchStore) -
     assert 'class="verdict legal"' in page_text(ok)
     bad = phone.post(f"/match/{match}/dispute", {"event_json": "{not json"})
     assert bad.status_code == 400 and "not valid JSON" in page_text(bad)
+
+
+OPEN_FORM = re.compile(r'<details class="event" open id="form-([a-z_]+)">(.*?)</details>', re.S)
+
+
+@pytest.mark.parametrize("game", ["duck", "grey", "bruce", "ducky", "sitting"])
+def test_the_entry_page_opens_the_form_of_the_event_that_is_due(phone: Phone, store: MatchStore,
+                                                                game: str) -> None:
+    """Whatever the match waits for (a deal, a draw for one seat, a play), its form is the one
+    open, with that seat chosen (the page once opened Grey Duck's swap form every time)."""
+    players = ["Ada", "Bo", "Cy", "Di"][:max(3, make_game(game).min_players)]
+    info = store.create_match(game, players, observer=False)
+    rng = random.Random(3)
+    bots = [RandomBot(random.Random(7 + i)) for i in range(len(players))]
+    checked = 0
+    for _ in range(40):
+        state = store.state(info.id)
+        if state.is_over():
+            break
+        due = state.chance_event(random.Random(0)) if state.needs_chance() else None
+        allowed = {due.type} if due is not None else {e.type for e in state.legal_events()}
+        opened = OPEN_FORM.search(phone.get(f"/match/{info.id}/entry").get_data(as_text=True))
+        assert opened is not None and opened.group(1) in allowed, (state.describe_next(), allowed)
+        seat = due.seat if due is not None else state.to_move()
+        if seat is not None:
+            assert f'<option value="{seat}" selected>' in opened.group(2)
+        checked += 1
+        assert store.submit(info.id, next_event(state, bots, rng)).ok
+    assert checked >= 20
