@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 
 NOT_PER_SEAT = frozenset(
     {"seats", "players", "game", "scores", "winners", "round_points", "results", "history",
-     "rounds", "options"}
+     "rounds", "options", "line", "last_events", "races", "out"}
 )
 """Top-level view keys that are never one-entry-per-seat lists, whatever their length."""
 
@@ -130,16 +130,31 @@ def seat_rows(view: Mapping[str, Any], num_players: int) -> list[SeatRow]:
     for key, value in view.items():
         if key in NOT_PER_SEAT:
             continue
-        if isinstance(value, list) and len(value) == num_players:
+        if isinstance(value, list) and len(value) == num_players and all(
+                v is None or isinstance(v, str | int | float) for v in value):
+            # (a list of records that happens to be as long is no per-seat figure: Sitting
+            # Ducks' six line places at a six-player table)
             rows.append(SeatRow(key, humanise(key), list(value)))
     return rows
 
 
-def table_facts(view: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """The view's plain facts about the whole table (round, phase, draw pile size...)."""
+SEAT_FACTS = frozenset({"dealer", "leader", "turn", "captain", "duckling"})
+"""Top-level view keys whose number is a seat: shown as that player's name."""
+
+
+def table_facts(view: Mapping[str, Any], players: Sequence[str] = ()) -> list[tuple[str, Any]]:
+    """The view's plain facts about the whole table (round, phase, draw pile size...); a seat
+    (the dealer, the leader) by the name of its player when ``players`` are given."""
     skip = NOT_PER_SEAT | {"next", "to_move"}
+
+    def shown(key: str, value: Any) -> Any:
+        if key in SEAT_FACTS and isinstance(value, int) and not isinstance(value, bool) \
+                and 0 <= value < len(players):
+            return players[value]
+        return value
+
     return [
-        (humanise(k), v)
+        (humanise(k), shown(k, v))
         for k, v in view.items()
         if k not in skip and (v is None or isinstance(v, str | int | float | bool))
     ]

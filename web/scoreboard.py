@@ -306,7 +306,7 @@ def _build_snapshot(info: MatchInfo, seq: int) -> BoardSnapshot:
         event_count=len(events),
         recent=recent,
         rows=present.seat_rows(view, n),
-        facts=present.table_facts(view),
+        facts=present.table_facts(view, info.players),
         chart=present.chart(series, info.players),
         round_points=round_points,
     )

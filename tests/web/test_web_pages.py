@@ -234,3 +234,30 @@ def test_generic_board_renders_every_installed_game(client: FlaskClient,
         response = client.get(f"/match/{info.id}")
         assert response.status_code == 200, game
         assert '<table class="seats">' in text(response), game
+
+
+def test_six_sitting_ducks_players_get_only_per_seat_rows(client: FlaskClient,
+                                                           store: MatchStore) -> None:
+    """The line has six places and the view keeps six recent events: at a six-player table
+    neither may be taken for one value per player."""
+    from ducktable.web.present import seat_rows
+
+    names = ["Ada", "Bo", "Cy", "Di", "Ed", "Flo"]
+    info = store.create_match("sitting", names, observer=False)
+    play_bots(store, info.id, 30)
+    view = store.state(info.id).public_view()
+    assert len(view["line"]) == 6 and len(view["last_events"]) == 6
+    keys = {row.key for row in seat_rows(view, 6)}
+    assert not keys & {"line", "last_events"}
+    assert all(not isinstance(v, dict) for row in seat_rows(view, 6) for v in row.values)
+    page = text(client.get(f"/match/{info.id}"))
+    assert "Ts 1" not in page and "Owner" not in page.split('class="seats"', 1)[1].split("</table>")[0]
+
+
+def test_table_facts_name_the_dealer_and_leader_not_their_seat_numbers() -> None:
+    from ducktable.web.present import table_facts
+
+    facts = dict(table_facts({"dealer": 0, "leader": 2, "round": 2, "draw_pile": 0},
+                             ["Ada", "Bo", "Cy"]))
+    assert facts["Dealer"] == "Ada" and facts["Leader"] == "Cy"
+    assert facts["Round"] == 2 and facts["Draw pile"] == 0  # other numbers stay numbers
