@@ -196,10 +196,19 @@ def pin_required(view: F) -> F:
             if problem is not None:
                 status = 429 if problem.startswith("Too many") else 403
                 back = _local_path(request.referrer) or url_for("scoreboard.home")
-                return render_template("unlock.html", problem=problem, next=back), status
+                return render_template("unlock.html", problem=problem, next=back,
+                                       carry=_carried_form(), resubmit=request.path), status
         return view(*args, **kwargs)
 
     return wrapped  # type: ignore[return-value]
+
+
+def _carried_form() -> list[tuple[str, str]] | None:
+    """The refused form's fields, to send again with the PIN (what was typed is not lost);
+    None when there is nothing to carry (no form, or a file upload, which cannot be)."""
+    if request.method != "POST" or request.files or not request.form:
+        return None
+    return [(k, v) for k, v in request.form.items(multi=True) if k not in ("pin", "csrf_token")]
 
 
 def _local_path(url: str | None) -> str | None:

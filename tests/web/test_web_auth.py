@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,28 @@ def test_the_pin_in_a_form_unlocks_the_phone(phone: Phone, store: MatchStore, ma
     assert response.status_code == 303 and store.events(match) == []
     assert phone.post(f"/match/{match}/events", DEAL).status_code == 303  # no PIN needed now
     assert "unlocked" in phone.get("/history").get_data(as_text=True)
+
+
+def test_a_refused_form_is_kept_and_sent_again_with_the_pin(phone: Phone,
+                                                           store: MatchStore) -> None:
+    """A new phone's first try comes without the PIN: what was typed must not be lost."""
+    form = {"game": "duck", "player_0": "Ann", "player_1": "Ben & Co", "player_2": "Cat",
+            "opt.duck.duck_limit": "12", "name": 'the "big" one'}
+    refused = phone.post("/setup", form)
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 403 and "What you entered is kept" in page
+    assert '<form method="post" action="/setup">' in page
+    assert 'name="player_1" value="Ben &amp; Co"' in page
+    assert 'name="name" value="the &#34;big&#34; one"' in page
+    carried = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page))
+    assert "pin" not in carried and carried["opt.duck.duck_limit"] == "12"
+    phone.token = carried.pop("csrf_token")
+    again = phone.post("/setup", {**{k: html.unescape(v) for k, v in carried.items()},
+                                  "pin": PIN})
+    assert again.status_code == 303
+    info = store.list_matches()[0]
+    assert info.players == ["Ann", "Ben & Co", "Cat"] and info.options["duck_limit"] == 12
+    assert info.name == 'the "big" one'
 
 
 def test_correction_page_needs_the_pin_even_to_look(phone: Phone, match: int) -> None:
