@@ -131,7 +131,8 @@ def entry_page(
     events = store.events(info.id)
     due = due_events(state)
     specs = ordered_specs(state, forms.manual_specs(state.game), due)
-    event_forms = [forms.build_form(spec, state) for spec in specs]
+    samples = {e.type: e for e in reversed(due)}  # the first of each type
+    event_forms = [forms.build_form(spec, state, sample=samples.get(spec.type)) for spec in specs]
     seats = {e.type: e.seat for e in due if e.seat is not None}
     for form in event_forms:  # a chance event for one seat (Sitting Ducks' draws): that seat
         if not form.seat_value and form.spec.type in seats:

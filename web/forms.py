@@ -43,6 +43,8 @@ class Widget:
     choices: tuple[str, ...] = ()
     value: str = ""
     seat_values: list[str] = field(default_factory=list)
+    example: str = ""
+    """For a JSON box: a value of the right shape (from a sample of the event), as a hint."""
 
     @property
     def uses_cards(self) -> bool:
@@ -81,8 +83,14 @@ def manual_specs(game: Game) -> list[EventSpec]:
     return [s for s in game.event_specs if s.manual]
 
 
-def build_form(spec: EventSpec, state: State, event: Event | None = None) -> EventForm:
-    """The form for ``spec``, prefilled from ``event`` (corrections) when given."""
+EXAMPLE_CHARS = 160
+"""The longest example shown in a JSON box (a Ducky Ducky river is 20 colours)."""
+
+
+def build_form(spec: EventSpec, state: State, event: Event | None = None,
+               sample: Event | None = None) -> EventForm:
+    """The form for ``spec``, prefilled from ``event`` (corrections) when given; JSON boxes
+    show ``sample``'s values (an event of that type the engine made) as examples."""
     data = dict(event.data) if event is not None else {}
     widgets = []
     for f in shown_fields(spec, state.observer):
@@ -95,6 +103,9 @@ def build_form(spec: EventSpec, state: State, event: Event | None = None) -> Eve
             help=f.help,
             choices=tuple(str(c) for c in f.choices),
         )
+        if kind == "json" and sample is not None and f.name in sample.data:
+            text = json.dumps(sample.data[f.name])
+            w.example = text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS - 1] + "…"
         if f.name in data:
             _prefill(w, data[f.name], state.num_players)
         elif kind in ("seat_card", "seat_cards"):
@@ -218,7 +229,8 @@ def _parse_value(f: Field, kind: str, raw: str, state: State, title: str) -> Any
     try:
         return read_json(raw)
     except JSONTextError as exc:
-        raise FormError(f"'{label}' must be JSON (e.g. [\"yellow-5\", null]); {exc}.") from None
+        raise FormError(f"'{label}' must be JSON, written like the example in its box; {exc}."
+                        ) from None
 
 
 def _card(raw: str, label: str, state: State, title: str) -> str:
