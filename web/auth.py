@@ -195,7 +195,11 @@ def pin_required(view: F) -> F:
             problem = try_unlock(request.form.get("pin"))
             if problem is not None:
                 status = 429 if problem.startswith("Too many") else 403
-                back = _local_path(request.referrer) or url_for("scoreboard.home")
+                if request.method == "GET":  # a page that needs the PIN to look: back to it
+                    query = request.query_string.decode("latin-1")
+                    back = request.path + (f"?{query}" if query else "")
+                else:
+                    back = _local_path(request.referrer) or url_for("scoreboard.home")
                 return render_template("unlock.html", problem=problem, next=back,
                                        carry=_carried_form(), resubmit=request.path), status
         return view(*args, **kwargs)

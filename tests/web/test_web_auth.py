@@ -92,7 +92,11 @@ def test_a_refused_form_is_kept_and_sent_again_with_the_pin(phone: Phone,
 
 def test_correction_page_needs_the_pin_even_to_look(phone: Phone, match: int) -> None:
     """The correction form is prefilled with the event, hidden cards included."""
-    assert phone.get(f"/match/{match}/events/0/correct").status_code == 403
+    refused = phone.get(f"/match/{match}/events/0/correct",
+                        headers={"Referer": f"http://localhost/match/{match}/entry"})
+    assert refused.status_code == 403
+    # unlocking goes back to the correction asked for, not to the page the link was on
+    assert f'name="next" value="/match/{match}/events/0/correct"' in refused.get_data(as_text=True)
 
 
 def test_unlock_page_and_lock(phone: Phone) -> None:
