@@ -50,7 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()  # imports OpenCV and numpy: a second or more on a Pi
+    except KeyboardInterrupt:
+        print("ducktable: interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -115,3 +115,15 @@ def test_a_wrong_camera_reader_setting_is_one_clear_line(tmp_path: Path, reader:
                                                          message: str) -> None:
     with pytest.raises(UserError, match=message):
         load_reader(CameraConfig(reader=reader), tmp_path)
+
+
+def test_ctrl_c_while_the_command_is_still_loading_is_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.device import cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["demo"]) == 130
+    assert capsys.readouterr().err == "ducktable: interrupted\n"
