@@ -132,7 +132,6 @@ def build_cues(config: CueConfig, force_mock: bool = False) -> Any:
             config.status_led,
             config.buzzer,
             quack_buttons=config.quack_buttons,
-            score_button=config.score_button,
             pin_factory=factory,
         )
     except CueError as exc:

@@ -55,7 +55,6 @@ class CueConfig:
     status_led: int | str = 20
     buzzer: int | str = 21
     quack_buttons: tuple[int | str, ...] = ()
-    score_button: int | str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,7 +170,7 @@ def _coerce(what: str, value: Any, default: Any, where: str) -> Any:
         if not isinstance(value, dict):
             raise bad("a table of settings")
         return dict(value)
-    if what.endswith(("status_led", "buzzer", "score_button")):
+    if what.endswith(("status_led", "buzzer")):
         if not _is_pin(value):
             raise bad("a GPIO pin (a number such as 17, or a name such as \"GPIO17\")")
         return value

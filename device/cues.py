@@ -26,7 +26,7 @@ from typing import Any
 
 from ducktable.rules.core import Event, State
 from gpiozero import LED as GpioLED
-from gpiozero import Button, ButtonBoard, Buzzer, CompositeDevice, Device, LEDBoard
+from gpiozero import ButtonBoard, Buzzer, CompositeDevice, Device, LEDBoard
 from gpiozero.exc import GPIOZeroError
 from gpiozero.pins.mock import MockFactory
 
@@ -83,7 +83,7 @@ def choose_pin_factory(setting: str = "auto") -> Any:
 
 class CueBoard(CompositeDevice):
     """The table's cue hardware: ``seats`` (LEDBoard), ``status`` (LED), ``buzzer``, and
-    optionally ``quack`` (ButtonBoard, one per seat) and ``score_now`` (Button).
+    optionally ``quack`` (ButtonBoard, one per seat).
     """
 
     def __init__(
@@ -93,7 +93,6 @@ class CueBoard(CompositeDevice):
         buzzer: PinSpec,
         *,
         quack_buttons: Sequence[PinSpec] = (),
-        score_button: PinSpec | None = None,
         pin_factory: Any = None,
     ) -> None:
         if not seat_leds:
@@ -113,8 +112,6 @@ class CueBoard(CompositeDevice):
             }
             if quack_buttons:
                 parts["quack"] = make(ButtonBoard, *quack_buttons)
-            if score_button is not None:
-                parts["score_now"] = make(Button, score_button)
         except (GPIOZeroError, ValueError, TypeError) as exc:
             for device in made:
                 device.close()

@@ -366,23 +366,17 @@ QUACK_EVENT_TYPES = ("quack", "pass")
 
 
 class ButtonActions:
-    """The cue board's optional buttons: a seat's "Quack" reports that seat's pass; "score
-    now" asks every producer that can (``score_now()``) to read the table at once.
-    """
+    """The cue board's optional buttons: a seat's "Quack" reports that seat's pass."""
 
-    def __init__(self, table: TableLink, board: Any, producers: Sequence[Any]) -> None:
+    def __init__(self, table: TableLink, board: Any) -> None:
         self.table = table
         self.board = board
-        self.producers = producers
 
     def attach(self) -> None:
         quack = getattr(self.board, "quack", None)
         if quack is not None:
             for seat, button in enumerate(quack):
                 button.when_pressed = functools.partial(self.quack, seat)
-        score = getattr(self.board, "score_now", None)
-        if score is not None:
-            score.when_pressed = self.score_now
 
     def quack(self, seat: int) -> Verdict:
         info = self.table.current_match()
@@ -396,12 +390,6 @@ class ButtonActions:
             return Verdict.illegal(f"{game.title} has no quack (pass) event")
         event = Event(etype, seat, {}, int(time.time() * 1000), "button")
         return self.table.submit(event, info.id)
-
-    def score_now(self) -> None:
-        for producer in self.producers:
-            action = getattr(producer, "score_now", None)
-            if callable(action):
-                action()
 
 
 class WebServer:
@@ -526,7 +514,7 @@ class Appliance:
 
     def start(self) -> None:
         if self.cues is not None and getattr(self.cues, "board", None) is not None:
-            ButtonActions(self.table, self.cues.board, self.producers).attach()
+            ButtonActions(self.table, self.cues.board).attach()
         self.server.start()
         for producer in self.producers:
             thread = threading.Thread(

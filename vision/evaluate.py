@@ -462,7 +462,8 @@ one of them than to any of ours is rejected. The alternate edition and the stand
 are never used in training or calibration; thresholds are calibrated on 40 further invented
 decks.
 
-* Command: `{t.get('command', 'python -m ducktable.vision.train')}` (`make model`), seed
+* Command: `{t.get('command', 'python -m ducktable.vision.train')}` (`make model` runs it with
+  the defaults: the same but 2 threads), seed
   {t.get('seed', 0)}, {t.get('steps', '?')} steps of {t.get('batch', '?')} crops
   ({t.get('samples', '?')} samples), {t.get('loss', '')}, AdamW with one-cycle schedule.
 * Training time: {t.get('seconds', 0) / 60:.1f} min with {t.get('threads', 2)} torch thread(s)

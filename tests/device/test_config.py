@@ -39,13 +39,12 @@ pin = "2468"
 pin_factory = "mock"
 seat_leds = [5, "GPIO6", 13]
 quack_buttons = [17, 27, 22]
-score_button = 16
 [camera]
 source = "0"
 options = { width = 1280 }
 """))
     assert config.server.port == 8080 and config.table.pin == "2468"
-    assert config.cues.seat_leds == (5, "GPIO6", 13) and config.cues.score_button == 16
+    assert config.cues.seat_leds == (5, "GPIO6", 13) and config.cues.quack_buttons == (17, 27, 22)
     assert config.camera.options == {"width": 1280}
 
 

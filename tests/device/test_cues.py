@@ -37,8 +37,7 @@ def factory() -> MockFactory:
 
 @pytest.fixture
 def cues(factory: MockFactory) -> Iterator[Cues]:
-    board = CueBoard(SEATS, STATUS, BUZZER, quack_buttons=(17, 27), score_button=16,
-                     pin_factory=factory)
+    board = CueBoard(SEATS, STATUS, BUZZER, quack_buttons=(17, 27), pin_factory=factory)
     player = Cues(board)
     yield player
     player.close()
@@ -76,7 +75,7 @@ def test_the_board_is_composed_like_gpiozero_boards(cues: Cues) -> None:
     board = cues.board
     assert board.seat_count == 4 and len(board.quack) == 2
     assert board.value.status == 0 and board.value.buzzer == 0
-    assert board.score_now.is_pressed is False
+    assert board.quack[0].is_pressed is False
 
 
 def test_whose_turn_lights_only_that_seat(cues: Cues, factory: MockFactory) -> None:

@@ -160,20 +160,11 @@ def test_cue_watcher_follows_the_match(store: MatchStore) -> None:
 def test_quack_buttons_report_a_pass_for_their_seat(store: MatchStore) -> None:
     """GREY-T3: a seat's Quack button passes for that seat; DUCK has no pass to report."""
     factory = MockFactory()
-    board = CueBoard((5, 6, 13, 19), 20, 21, quack_buttons=(17, 27, 22, 23), score_button=16,
-                     pin_factory=factory)
+    board = CueBoard((5, 6, 13, 19), 20, 21, quack_buttons=(17, 27, 22, 23), pin_factory=factory)
     cues = Cues(board)
     try:
         table = TableLink(store, threading.Event(), cues)
-        scored: list[bool] = []
-
-        class Camera:
-            name = "camera"
-
-            def score_now(self) -> None:
-                scored.append(True)
-
-        actions = ButtonActions(table, board, [Camera()])
+        actions = ButtonActions(table, board)
         actions.attach()
         store.create_match("duck", ["A", "B", "C"], observer=True)
         refused = actions.quack(1)
@@ -181,8 +172,6 @@ def test_quack_buttons_report_a_pass_for_their_seat(store: MatchStore) -> None:
         grey = store.create_match("grey", ["A", "B", "C", "D"], observer=True)
         verdict = actions.quack(2)
         assert not verdict.ok and "no quack" not in verdict.reason  # the engine judged it
-        factory.pin(16).drive_low()  # press "score now"
-        assert wait_for(lambda: scored == [True])
         factory.pin(22).drive_low()  # press seat 2's Quack
         assert store.events(grey.id) == []  # refused before the deal, and nothing recorded
     finally:
