@@ -8,9 +8,9 @@ photos or the synthetic table. Every source returns :class:`Frame` objects from 
 A live camera that stops answering is reported (logged, and to ``on_trouble``, which the run
 loop points at the scoreboard) and reopened with a bounded, growing pause between tries; only
 when every try has failed does ``read()`` give up and return ``None``, with the reason kept in
-``last_error`` (the run loop then opens the camera again, later). A folder's unreadable image is skipped with a
-warning naming the file. picamera2 is imported only when a Pi camera is opened (on Raspberry
-Pi OS it comes from apt, not from pip).
+``last_error`` (the run loop then opens the camera again, later). A folder's unreadable image
+(or a JPEG cut short) is skipped with a warning naming the file. picamera2 is imported only
+when a Pi camera is opened (on Raspberry Pi OS it comes from apt, not from pip).
 """
 
 from __future__ import annotations
@@ -508,7 +508,7 @@ class SyntheticSource(BaseSource):
 # ---- Choosing a source from a string ----------------------------------------------------------
 
 
-_NOT_OPTIONS = frozenset({"self", "retry", "sleep", "clock", "capture_factory", "render"})
+_NOT_OPTIONS = frozenset({"retry", "sleep", "clock", "capture_factory", "render"})
 """Constructor arguments for tests and code, not for a settings file's ``[camera] options``."""
 
 
