@@ -443,6 +443,12 @@ class State:
         return copy.deepcopy(self)
 
     # -- hooks engines may override -------------------------------------------------------
+    def due_types(self) -> list[str]:
+        """The event types the match waits for, the most usual first, where
+        :meth:`legal_events` cannot list them (an observer does not know the hands): the phone's
+        entry page opens the first one's form. Empty: ask :meth:`legal_events`."""
+        return []
+
     def turn_rules(self) -> tuple[str, ...]:
         """Rule IDs that define turn order (cited when someone plays out of turn)."""
         return ()

@@ -1340,6 +1340,17 @@ class GreyDuckState(State):
             events.append(Event("grey", seat, {"card": window.grey}))
         return events
 
+    def due_types(self) -> list[str]:
+        """What an observer's phone should enter next (its legal events know no hands)."""
+        if self.hands is not None:
+            return []  # full information: legal_events lists the moves themselves
+        if self.phase == "play":
+            return ["play", "quack"] if self.top is not None else ["play"]
+        if self.phase == "swap" and self.swap is not None:
+            return {"pass": ["swap_pass", "lucky_duck"], "request": ["drake_request"]}.get(
+                self.swap.step, ["swap_return", "cannot_comply", "lame_duck"])
+        return []
+
     def _legal_swap(self, seat: int) -> list[Event]:
         swap = self.swap
         if swap is None or self.hands is None:

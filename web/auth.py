@@ -209,8 +209,9 @@ def pin_required(view: F) -> F:
 
 def _carried_form() -> list[tuple[str, str]] | None:
     """The refused form's fields, to send again with the PIN (what was typed is not lost);
-    None when there is nothing to carry (no form, or a file upload, which cannot be)."""
-    if request.method != "POST" or request.files or not request.form:
+    None when there is nothing to carry (no form, or a file chosen, which cannot be)."""
+    if request.method != "POST" or not request.form \
+            or any(f.filename for f in request.files.values()):
         return None
     return [(k, v) for k, v in request.form.items(multi=True) if k not in ("pin", "csrf_token")]
 

@@ -15,7 +15,7 @@ from flask import Blueprint, render_template, request
 
 from . import forms
 from .db import get_store, match_or_404
-from .entry import cited, now_ms, ordered_specs, picker, spec_or_400
+from .entry import cited, due_forms, now_ms, picker, spec_or_400
 
 bp = Blueprint("dispute", __name__)
 
@@ -41,8 +41,7 @@ def check(match_id: int) -> Any:
             problem, status = str(exc), 400
         else:
             verdict = store.check(match_id, proposed)
-    specs = ordered_specs(state, list(state.game.event_specs))
-    event_forms = [forms.build_form(spec, state) for spec in specs]
+    event_forms = due_forms(state, list(state.game.event_specs))
     return (
         render_template(
             "dispute.html",

@@ -101,13 +101,31 @@ def due_events(state: State) -> list[Event]:
 
 def ordered_specs(state: State, specs: list[EventSpec],
                   due: list[Event] | None = None) -> list[EventSpec]:
-    """The due events' forms first (the first one opens), then chance events when one is due
-    or the seat's own moves otherwise, each in the game's order."""
-    due_types = list(dict.fromkeys(e.type for e in (due_events(state) if due is None else due)))
+    """The due events' forms first (the first one opens: the engine's own ``due_types`` when
+    it has them), then chance events when one is due or the seat's own moves otherwise, each
+    in the game's order."""
+    events = due_events(state) if due is None else due
+    due_types = list(dict.fromkeys([*state.due_types(), *(e.type for e in events)]))
     rank = {etype: i for i, etype in enumerate(due_types)}
     due_chance = state.needs_chance()
     return sorted(specs, key=lambda s: (rank.get(s.type, len(rank)),
                                         0 if s.chance == due_chance else 1))
+
+
+def due_forms(state: State, specs: list[EventSpec]) -> list[forms.EventForm]:
+    """A form per spec, the due events' first, each prefilled as far as the match says which:
+    the seat a chance event is for (Sitting Ducks' draws), the choice it takes (which pile is
+    shuffled), an example in each JSON box."""
+    due = due_events(state)
+    samples = {e.type: e for e in reversed(due)}  # the first of each type
+    out = []
+    for spec in ordered_specs(state, specs, due):
+        sample = samples.get(spec.type)
+        form = forms.build_form(spec, state, sample=sample)
+        if sample is not None and sample.seat is not None and not form.seat_value:
+            form.seat_value = str(sample.seat)
+        out.append(form)
+    return out
 
 
 def spec_or_400(state: State, etype: str) -> EventSpec:
@@ -129,14 +147,7 @@ def entry_page(
     store = get_store()
     state = store.state(info.id)
     events = store.events(info.id)
-    due = due_events(state)
-    specs = ordered_specs(state, forms.manual_specs(state.game), due)
-    samples = {e.type: e for e in reversed(due)}  # the first of each type
-    event_forms = [forms.build_form(spec, state, sample=samples.get(spec.type)) for spec in specs]
-    seats = {e.type: e.seat for e in due if e.seat is not None}
-    for form in event_forms:  # a chance event for one seat (Sitting Ducks' draws): that seat
-        if not form.seat_value and form.spec.type in seats:
-            form.seat_value = str(seats[form.spec.type])
+    event_forms = due_forms(state, forms.manual_specs(state.game))
     failed_type = (values or {}).get(forms.TYPE_FIELD)
     for i, form in enumerate(event_forms):
         if values is not None and form.spec.type == failed_type:

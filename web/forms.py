@@ -89,8 +89,9 @@ EXAMPLE_CHARS = 160
 
 def build_form(spec: EventSpec, state: State, event: Event | None = None,
                sample: Event | None = None) -> EventForm:
-    """The form for ``spec``, prefilled from ``event`` (corrections) when given; JSON boxes
-    show ``sample``'s values (an event of that type the engine made) as examples."""
+    """The form for ``spec``, prefilled from ``event`` (corrections) when given; from
+    ``sample`` (an event of that type the engine made: what is due), its choices, and its
+    values as examples in JSON boxes."""
     data = dict(event.data) if event is not None else {}
     widgets = []
     for f in shown_fields(spec, state.observer):
@@ -106,6 +107,8 @@ def build_form(spec: EventSpec, state: State, event: Event | None = None,
         if kind == "json" and sample is not None and f.name in sample.data:
             text = json.dumps(sample.data[f.name])
             w.example = text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS - 1] + "…"
+        if kind == "choice" and sample is not None and f.name in sample.data:
+            w.value = str(sample.data[f.name])  # e.g. which pile is due to be shuffled
         if f.name in data:
             _prefill(w, data[f.name], state.num_players)
         elif kind in ("seat_card", "seat_cards"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import io
 import os
 import re
 from pathlib import Path
@@ -208,3 +209,19 @@ def test_which_pin_applies_after_a_restart(tmp_path: Path) -> None:
     assert TablePin("1357", path).value == "8642"  # the setup page's choice wins
     path.write_text("garbage")
     assert TablePin("1357", path).value == "1357"
+
+
+def test_pasted_text_is_kept_though_its_form_also_offers_a_file(phone: Phone) -> None:
+    """The party page's load form has a file field besides the paste box: with no file
+    chosen, the pasted text is carried over the PIN page like any form."""
+    phone.get("/party")
+    refused = phone.client.post("/party/load", data={
+        "csrf_token": phone.token, "party_json": '{"v": 1}',
+        "party_file": (io.BytesIO(b""), "")}, content_type="multipart/form-data")
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 403 and "What you entered is kept" in page
+    assert 'name="party_json" value="{&#34;v&#34;: 1}"' in page
+    chosen = phone.client.post("/party/load", data={
+        "csrf_token": phone.token, "party_file": (io.BytesIO(b"{}"), "party.json")},
+        content_type="multipart/form-data")
+    assert "What you entered is kept" not in chosen.get_data(as_text=True)  # a file cannot be

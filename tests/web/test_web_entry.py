@@ -190,3 +190,50 @@ def test_json_boxes_show_an_example_of_their_own_shape(unlocked: Phone,
     response = unlocked.post(f"/match/{info.id}/events",
                              {"_type": "setup", "river": "yellow, blue"})
     assert "written like the example in its box" in response.get_data(as_text=True)
+
+
+def test_an_observers_grey_duck_entry_opens_play_whose_hands_it_cannot_list(
+        phone: Phone, store: MatchStore) -> None:
+    """At a real table the hands are unknown, so the engine cannot list the plays: it names
+    the due types itself (``due_types``), and the play form opens, not the swap's."""
+    names = ["Ada", "Bo", "Cy", "Di"]
+    game = make_game("grey")
+    full = game.new_state(names)
+    deal = full.chance_event(random.Random(5))
+    full.apply_or_raise(deal)
+    info = store.create_match("grey", names, observer=True)
+    assert store.submit(info.id, game.public_event(deal)).ok
+    page = phone.get(f"/match/{info.id}/entry").get_data(as_text=True)
+    opened = OPEN_FORM.search(page)
+    assert opened is not None and opened.group(1) == "play"  # a lead
+    leader = full.to_move()
+    lead = next(e for e in full.legal_events() if e.type == "play")
+    assert store.submit(info.id, Event("play", leader, lead.data)).ok
+    page = phone.get(f"/match/{info.id}/entry").get_data(as_text=True)
+    opened = OPEN_FORM.search(page)
+    assert opened is not None and opened.group(1) == "play"  # a follow: play, then quack
+    assert page.index('id="form-quack"') < page.index('id="form-swap_pass"')
+
+
+def test_a_due_choice_is_preselected_and_the_dispute_page_picks_the_seat_too(
+        phone: Phone, store: MatchStore) -> None:
+    """Sitting Ducks: after the pond's shuffle and the line, the action cards are due to be
+    shuffled (pile: actions, not the pond); then each seat draws."""
+    info = store.create_match("sitting", ["Ada", "Bo", "Cy"], observer=False)
+    rng = random.Random(2)
+    while True:
+        state = store.state(info.id)
+        due = state.chance_event(random.Random(0))
+        if due.type == "shuffle" and due.data["pile"] == "actions":
+            break
+        assert store.submit(info.id, state.chance_event(rng)).ok
+    opened = OPEN_FORM.search(phone.get(f"/match/{info.id}/entry").get_data(as_text=True))
+    assert opened is not None and opened.group(1) == "shuffle"
+    assert "<option selected>actions</option>" in opened.group(2)
+    assert store.submit(info.id, store.state(info.id).chance_event(rng)).ok
+    drawer = store.state(info.id).draw_queue[0]
+    dispute = phone.get(f"/match/{info.id}/dispute").get_data(as_text=True)
+    opened = re.search(r'<details class="event" open id="dispute-([a-z_]+)">(.*?)</details>',
+                       dispute, re.S)
+    assert opened is not None and opened.group(1) == "draw"
+    assert f'<option value="{drawer}" selected>' in opened.group(2)

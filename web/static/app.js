@@ -4,6 +4,7 @@
 
 function startLiveBoard(live) {
   const state = document.getElementById("live-state");
+  if (state) state.hidden = false;  // hidden in the page itself: without JavaScript it never connects
   const board = document.getElementById("board");
   const leds = document.getElementById("leds");
   const camera = document.getElementById("camera");
