@@ -262,3 +262,17 @@ def test_table_facts_name_the_dealer_and_leader_not_their_seat_numbers() -> None
                              ["Ada", "Bo", "Cy"]))
     assert facts["Dealer"] == "Ada" and facts["Leader"] == "Cy"
     assert facts["Round"] == 2 and facts["Draw pile"] == 0  # other numbers stay numbers
+
+
+def test_the_sitting_ducks_board_shows_the_line_with_its_owners(client: FlaskClient,
+                                                                store: MatchStore) -> None:
+    info = store.create_match("sitting", ["Ada", "Bo", "Cy"], observer=False)
+    play_bots(store, info.id, 12)
+    line = store.state(info.id).public_view()["line"]
+    page = text(client.get(f"/match/{info.id}"))
+    shown = page.split("<h2>The line</h2>", 1)[1].split("</ol>", 1)[0]
+    items = shown.split("<li value=")[1:]
+    assert len(items) == 6
+    owned = [(spot["owner"], item) for spot, item in zip(line, items, strict=True)
+             if spot["owner"] is not None]
+    assert owned and all(["Ada", "Bo", "Cy"][owner] in item for owner, item in owned)
