@@ -55,6 +55,8 @@ def test_scoreboard_shows_seats_turn_and_the_live_stream(client: FlaskClient,
     assert "/static/app.js" in page and "/static/style.css" in page
     assert "https://" not in page and "http://" not in page  # nothing from a CDN
     assert '<noscript><meta http-equiv="refresh" content="10"></noscript>' in page  # no JS: reloads
+    following = text(client.get(f"/match/{info.id}?follow=1"))
+    assert '<meta http-equiv="refresh" content="10; url=/">' in following  # the table's match
     assert 'id="live-state" data-state="connecting" hidden>' in page  # shown by the script
 
 
