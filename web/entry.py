@@ -99,13 +99,11 @@ def due_events(state: State) -> list[Event]:
         return []
 
 
-def ordered_specs(state: State, specs: list[EventSpec],
-                  due: list[Event] | None = None) -> list[EventSpec]:
-    """The due events' forms first (the first one opens: the engine's own ``due_types`` when
-    it has them), then chance events when one is due or the seat's own moves otherwise, each
-    in the game's order."""
-    events = due_events(state) if due is None else due
-    due_types = list(dict.fromkeys([*state.due_types(), *(e.type for e in events)]))
+def ordered_specs(state: State, specs: list[EventSpec], due: list[Event]) -> list[EventSpec]:
+    """The ``due`` events' forms first (the first one opens: the engine's own ``due_types``
+    when it has them), then chance events when one is due or the seat's own moves otherwise,
+    each in the game's order."""
+    due_types = list(dict.fromkeys([*state.due_types(), *(e.type for e in due)]))
     rank = {etype: i for i, etype in enumerate(due_types)}
     due_chance = state.needs_chance()
     return sorted(specs, key=lambda s: (rank.get(s.type, len(rank)),
