@@ -526,8 +526,9 @@ def open_source(spec: str, **options: Any) -> BaseSource:
     not take, or of the wrong kind, is a :class:`CameraError` naming the options it takes.
     """
     kind, args = _chosen(spec)
-    unknown = sorted(set(options) - set(source_options(kind)) - _NOT_OPTIONS)
-    takes = ", ".join(source_options(kind)) or "none"
+    allowed = source_options(kind)
+    unknown = sorted(set(options) - set(allowed) - _NOT_OPTIONS)
+    takes = ", ".join(allowed) or "none"
     if unknown:
         raise CameraError(f"the [camera] option {unknown[0]!r} does not apply to {spec!r} "
                           f"(its options: {takes}); fix the settings")

@@ -239,7 +239,6 @@ class CameraProducer:
         self.reopen_pauses_s = tuple(reopen_pauses_s)
         self.failures = 0
         self.reopened = 0
-        self._delivered = False  # a frame came since the source was (re)opened
         self._match_id: int | None = None
 
     def run(self, table: TableLink) -> None:
@@ -255,10 +254,10 @@ class CameraProducer:
                 with source_cm as source:
                     if hasattr(source, "on_trouble"):
                         source.on_trouble = self._tell
-                    problem = self._read_frames(table, source)
+                    problem, delivered = self._read_frames(table, source)
                 if problem is None:
                     return  # stopped, or the pictures ran out (said so)
-                tries = 0 if self._delivered else tries
+                tries = 0 if delivered else tries
             pause = self.reopen_pauses_s[min(tries, len(self.reopen_pauses_s) - 1)]
             tries += 1
             log.error("%s; trying again in %.0f s", problem, pause)
@@ -268,10 +267,10 @@ class CameraProducer:
                 return
             self.reopened += 1
 
-    def _read_frames(self, table: TableLink, source: Any) -> str | None:
-        """Read until stopped or the source ends: None when that is the end, else what went
-        wrong (the camera is opened again)."""
-        self._delivered = False
+    def _read_frames(self, table: TableLink, source: Any) -> tuple[str | None, bool]:
+        """Read until stopped or the source ends: what went wrong (None when that is the end;
+        otherwise the camera is opened again), and whether any picture came."""
+        delivered = False
         while not table.stop.is_set():
             info = table.current_match()
             if info is None:  # nothing to follow: leave the pictures (a folder's) for later
@@ -281,16 +280,16 @@ class CameraProducer:
             if frame is None:
                 lost = getattr(source, "last_error", None)
                 if lost:
-                    return str(lost)
+                    return str(lost), delivered
                 log.warning("the pictures have run out; camera reading ends")
                 self._tell("the camera's pictures have run out (a folder or video file); "
                            "camera reading has stopped: enter events on the phone")
-                return None
-            if not self._delivered:
-                self._delivered = True
+                return None, delivered
+            if not delivered:
+                delivered = True
                 self._tell(None)  # whatever was wrong before, frames come again
             self._read(table, info, frame)
-        return None
+        return None, delivered
 
     def _read(self, table: TableLink, info: MatchInfo, frame: Any) -> None:
         if info.id != self._match_id:  # another match: what the reader knew is of no use

@@ -1128,17 +1128,22 @@ class GreyDuckState(State):
         """The position, to go back to when a race is decided after the fact."""
         return {k: _copy_value(v) for k, v in vars(self).items() if k not in _NOT_SNAPSHOTTED}
 
-    def _before(self, last: _LastGrey) -> GreyDuckState:
-        """A scratch copy of the position before ``last``'s grey (shares nothing mutable)."""
+    def _position(self, before: dict[str, Any]) -> GreyDuckState:
+        """A scratch copy of an earlier position (a :meth:`_snapshot`; shares nothing mutable),
+        to judge an event there."""
         trial = copy.copy(self)
-        vars(trial).update(_copy_value(last.before))
+        vars(trial).update(_copy_value(before))
         trial._pending = trial._last_grey = None
         return trial
+
+    def _restore(self, before: dict[str, Any]) -> None:
+        """Go back to an earlier position (a :meth:`_snapshot`): a race decided after the fact."""
+        vars(self).update(_copy_value(before))
 
     def _judge_before_grey(self, event: Event, last: _LastGrey) -> Verdict | None:
         """An in-turn event refused after the grey that won its window, judged by timestamps
         (see the module doc); None when the position before the grey refuses it too."""
-        earlier = self._before(last)
+        earlier = self._position(last.before)
         verdict = earlier._check_in_order(event)
         if not verdict.ok:
             return None
@@ -1173,7 +1178,7 @@ class GreyDuckState(State):
         last = self._last_grey
         if last is None or self._check_in_order(event).ok:
             return None
-        vars(self).update(_copy_value(last.before))
+        self._restore(last.before)
         self._last_grey = None
         return last.event
 
@@ -1265,9 +1270,7 @@ class GreyDuckState(State):
             return Verdict.illegal(
                 self._holding_problem(event.seat or 0, [closure.window.grey]) or "no such grey",
                 "GREY-G1")
-        trial = copy.copy(self)
-        vars(trial).update(_copy_value(pending.before))
-        verdict = trial._judge_in_window(event, closure.window)
+        verdict = self._position(pending.before)._judge_in_window(event, closure.window)
         if not verdict.ok:
             return verdict
         taker = self.players[closure.seat]
@@ -1286,7 +1289,7 @@ class GreyDuckState(State):
         if pending is not None and pending.closure.window.grey == card:
             assert pending.before is not None
             overturned = pending.closure
-            vars(self).update(_copy_value(pending.before))
+            self._restore(pending.before)
             self._pending = None
         else:  # won in its window: an in-turn event stamped earlier may still take it back
             self._last_grey = _LastGrey(event, self._snapshot())
