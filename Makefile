@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test lint bench model browser-deps clean
+.PHONY: demo test lint bench model locator browser-deps clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,12 @@ bench: $(VENV)/.installed
 model: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[dev,train]"
 	$(PY) -m ducktable.vision.train
+
+## Retrain the card locator network (CPU: about 15 minutes of rendering and 45 of training on
+## 2 cores); needs the `train` extra.
+locator: $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[dev,train]"
+	$(PY) -m ducktable.vision.train_locator
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \

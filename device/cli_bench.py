@@ -45,6 +45,9 @@ def _vision_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=1,
                    help="processes reading the accuracy scenes at once, one core each (default 1); "
                         "the speed and memory figures are always taken afterwards on one core")
+    p.add_argument("--detector", choices=("network", "edges"), default="network",
+                   help="how cards are found: the card locator network with its outlines fitted "
+                        "to edges (default), or the edge-map search alone")
 
 
 def _run_vision(args: argparse.Namespace) -> int:
@@ -60,12 +63,13 @@ def _run_vision(args: argparse.Namespace) -> int:
         raise UserError("nothing to measure: give --scenes, --empty, --speed-frames or --capture-scenes above 0")
     try:
         classifier = CardClassifier.load(args.model, threads=1)
+        bench.load_locator(args.detector)  # a damaged locator is told here, not in a worker
     except ModelError as exc:
         raise UserError(str(exc)) from None
     figures = bench.run(args.scenes, seed=args.seed, empty_frames=args.empty,
                         speed_frames=args.speed_frames, capture_scenes=args.capture_scenes,
                         classifier=classifier, jobs=args.jobs, model=args.model,
-                        measure_memory=not args.no_memory,
+                        detector=args.detector, measure_memory=not args.no_memory,
                         progress=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
     print(bench.report(figures))
     return 0

@@ -30,6 +30,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--model", help="a card classifier .onnx (default: the shipped one)")
     p.add_argument("--no-enrolled", action="store_true",
                    help="ignore the decks enrolled in the data folder")
+    p.add_argument("--detector", choices=("network", "edges"), default="network",
+                   help="how cards are found: the card locator network, its outlines fitted to "
+                        "edges (default; made for tables seen from above), or the edge-map "
+                        "search alone (slower; any card size, e.g. a close-up)")
     p.set_defaults(func=cmd_identify)
 
     p = subparsers.add_parser(
@@ -60,7 +64,7 @@ def cmd_identify(args: argparse.Namespace) -> int:
     image = read_image(image_path)
     prototypes = None if args.no_enrolled else paths.enrolled_decks_dir(args.data_dir)
     classifier = load_classifier(args.model, prototypes)
-    reader = CardReader(classifier, games=args.games)
+    reader = CardReader(classifier, games=args.games, locator=load_locator(args.detector))
     reading = reader.read(image)
     out = Path(args.out) if args.out else image_path.with_name(
         f"{image_path.stem}-identified{image_path.suffix or '.png'}")
@@ -102,6 +106,17 @@ def load_classifier(model: str | None, prototypes_dir: Path | None) -> Any:
 
     try:
         return CardClassifier.load(model, prototypes_dir=prototypes_dir)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+
+
+def load_locator(detector: str) -> Any:
+    """The shipped card locator for "network", none for "edges"."""
+    from ducktable.vision.classify import ModelError
+    from ducktable.vision.locator import load_locator as load
+
+    try:
+        return load(detector)
     except ModelError as exc:
         raise UserError(str(exc)) from None
 

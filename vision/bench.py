@@ -29,6 +29,7 @@ from typing import Any
 import cv2
 import numpy as np
 from ducktable.vision.detect import detect_cards, quad_iou
+from ducktable.vision.locator import DETECTORS, load_locator
 from ducktable.vision.pipeline import CardReader, Classifies
 from ducktable.vision.reader import reading_view
 from ducktable.vision.scene import TrueCard, render_scene
@@ -38,7 +39,9 @@ CAPTURE_SIZE = (1920, 1080)
 """The Pi camera's main stream: the table reader searches it at 1280 x 720 and cuts the cards
 from the full picture (``ducktable.vision.reader.reading_view``); measured besides the issue's
 1280 x 720 tables."""
-EMPTY_SEED_OFFSET = 1_000_000
+EMPTY_SEED_OFFSET = 3_000_000
+"""Empty tables are scene seeds from here on (until 2026-11-24 from 1,000,000, which became
+the card locator's training tables: :data:`ducktable.vision.train_locator.FIRST_SEED`)."""
 SPEED_SEED_OFFSET = 2_000_000
 
 TARGETS = {
@@ -148,13 +151,15 @@ CHUNK_SCENES = 10
 _WORKER_READER: CardReader | None = None
 
 
-def _start_worker(model: str | None) -> None:
-    """A worker process's own reader: one onnxruntime session each, one thread each."""
+def _start_worker(model: str | None, detector: str) -> None:
+    """A worker process's own reader: its own onnxruntime sessions, one thread each."""
     global _WORKER_READER
     from ducktable.vision.classify import CardClassifier
 
     cv2.setNumThreads(1)
-    _WORKER_READER = CardReader(CardClassifier.load(model, threads=1))
+    _WORKER_READER = CardReader(CardClassifier.load(model, threads=1),
+                                locator=load_locator(detector))
+
 
 
 def _check_chunk(task: tuple[Sequence[int], dict[str, Any]]) -> Tally:
@@ -164,7 +169,7 @@ def _check_chunk(task: tuple[Sequence[int], dict[str, Any]]) -> Tally:
 
 
 def parallel_checks(parts: Sequence[tuple[Sequence[int], dict[str, Any]]], jobs: int,
-                    model: str | None = None) -> list[Tally]:
+                    model: str | None = None, detector: str = "network") -> list[Tally]:
     """:func:`pipeline_check` of each part (seeds, options), read by ``jobs`` worker processes
     with the shipped (or ``model``) classifier: the same tallies as one process gives, ``jobs``
     times sooner on as many cores (500 scenes take minutes on one)."""
@@ -174,7 +179,7 @@ def parallel_checks(parts: Sequence[tuple[Sequence[int], dict[str, Any]]], jobs:
     totals = [Tally() for _ in parts]
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked sessions
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(model,)) as pool:
+                             initargs=(model, detector)) as pool:
         for (part, _), tally in zip(tasks, pool.map(_check_chunk, [t for _, t in tasks]),
                                     strict=True):
             totals[part] = totals[part] + tally
@@ -261,12 +266,13 @@ def processor_name(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     return platform.processor() or platform.machine() or "unknown processor"
 
 
-def identify_maxrss_mb(image: np.ndarray) -> float:
+def identify_maxrss_mb(image: np.ndarray, detector: str = "network") -> float:
     """Peak memory (MB) of ``ducktable identify`` on ``image``, run in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="ducktable-bench-") as tmp:
         path = Path(tmp) / "table.jpg"
         cv2.imwrite(str(path), image)
-        argv = ["--data-dir", tmp, "identify", str(path), "--out", str(Path(tmp) / "out.jpg")]
+        argv = ["--data-dir", tmp, "identify", str(path), "--out", str(Path(tmp) / "out.jpg"),
+                "--detector", detector]
         command = [sys.executable, "-c", "import sys; from ducktable.device.cli import main; "
                    f"sys.exit(main({argv!r}))"]
         # A helper process runs identify as its only child, so RUSAGE_CHILDREN is identify's.
@@ -295,6 +301,7 @@ def run(
     progress: Callable[[str], None] | None = None,
     jobs: int = 1,
     model: str | None = None,
+    detector: str = "network",
 ) -> dict[str, Any]:
     """Every figure: accuracy on ``scenes`` tables with 4-20 cards, false cards on
     ``empty_frames`` empty tables with clutter and hands, speed on ``speed_frames`` tables with
@@ -302,13 +309,14 @@ def run(
     ``capture_scenes`` tables taken at :data:`CAPTURE_SIZE` (searched at 1280 x 720, the cards
     cut from the full picture). ``jobs`` above 1: the scenes are read by that many worker
     processes, each with the shipped (or ``model``) classifier, not ``classifier``; the
-    speed and memory figures are still taken here, on one core, afterwards."""
+    speed and memory figures are still taken here, on one core, afterwards. ``detector``:
+    "network" (the shipped card locator, then the edge fit) or "edges" (the edge-map search)."""
     cv2.setNumThreads(1)
     if classifier is None:
         from ducktable.vision.classify import CardClassifier
 
         classifier = CardClassifier.load(threads=1)
-    reader = CardReader(classifier)
+    reader = CardReader(classifier, locator=load_locator(detector))
     say = progress or (lambda _: None)
     captured = f"tables taken at {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]}"
     parts: list[tuple[str, Sequence[int], dict[str, Any]]] = [  # what, seeds, scene options
@@ -321,7 +329,7 @@ def run(
         say(", ".join(f"reading {len(seeds)} {what}" for what, seeds, _ in parts)
             + f" in {jobs} processes")
         main, empty, capture = parallel_checks([(seeds, options) for _, seeds, options in parts],
-                                               jobs, model)
+                                               jobs, model, detector)
     else:
         tallies = []
         for what, seeds, options in parts:
@@ -333,7 +341,7 @@ def run(
     speed_scenes = [render_scene(seed + SPEED_SEED_OFFSET + i, n_cards=12)
                     for i in range(speed_frames)]
     figures: dict[str, Any] = {
-        "scenes": main.frames, "cards": main.cards, "detections": main.detections,
+        "detector": detector, "scenes": main.frames, "cards": main.cards, "detections": main.detections,
         "recall": main.recall, "precision": main.precision, "accuracy": main.accuracy,
         "labelled": main.labelled, "labelled_right": main.labelled_right,
         "false_named": main.named_false,
@@ -353,7 +361,7 @@ def run(
     }
     if measure_memory and speed_scenes:
         say("measuring the memory of ducktable identify")
-        figures["identify_maxrss_mb"] = identify_maxrss_mb(speed_scenes[0].image)
+        figures["identify_maxrss_mb"] = identify_maxrss_mb(speed_scenes[0].image, detector)
     figures["this_process_maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return figures
 
@@ -364,7 +372,8 @@ def report(figures: dict[str, Any]) -> str:
         return f"   (target {'met' if ok else 'NOT met'}: {_target_text(name)})"
 
     f = figures
-    lines = [f"vision bench: {f['scenes']} scenes, {f['cards']} cards, 1280x720, one core"]
+    lines = [f"vision bench: {f['scenes']} scenes, {f['cards']} cards, 1280x720, one core, "
+             f"{DETECTORS.get(f.get('detector', 'network'), '?')}"]
     if f["scenes"]:  # each part is left out when it was given no frames
         lines += [
             f"  detection recall     {f['recall']:.4f}" + mark("recall", f["recall"] >= 0.995),

@@ -59,6 +59,31 @@ def test_identify_prints_cards_and_writes_an_annotated_copy(
     assert fake_classifier.calls == [2]
 
 
+@pytest.mark.parametrize("detector", ["network", "edges"])
+def test_identify_finds_the_cards_with_either_detector(
+        fake_classifier: FakeClassifier, table_photo: Path, tmp_path: Path, detector: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["--data-dir", str(tmp_path / "data"), "identify", str(table_photo),
+                       "--detector", detector])
+    assert status == 0 and "2 card(s) named" in capsys.readouterr().out
+
+
+def test_identify_reports_a_damaged_locator_clearly(
+        fake_classifier: FakeClassifier, table_photo: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.vision import locator
+
+    model = tmp_path / "card_locator.onnx"
+    model.write_bytes(b"not a model")
+    model.with_suffix(".json").write_text(locator.default_locator_path().with_suffix(".json")
+                                          .read_text())
+    monkeypatch.setattr(locator, "default_locator_path", lambda: model)
+    status = cli.main(["--data-dir", str(tmp_path / "data"), "identify", str(table_photo)])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "does not match its manifest" in err and "make locator" in err
+
+
 def test_identify_missing_image_is_one_line(fake_classifier: FakeClassifier, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     status = cli.main(["--data-dir", str(tmp_path), "identify", str(tmp_path / "nope.jpg")])
@@ -206,6 +231,19 @@ def test_bench_vision_measures_only_the_parts_given_frames(
                        *[word for pair in argv.items() for word in pair]])
     out = capsys.readouterr().out
     assert status == 0 and shown in out and left_out not in out
+
+
+def test_bench_vision_names_the_detector_it_measured(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.vision import classify
+
+    monkeypatch.setattr(classify.CardClassifier, "load",
+                        classmethod(lambda cls, *a, **k: FakeClassifier()))
+    for detector, words in (("network", "card locator network"), ("edges", "edge-map search")):
+        status = cli.main(["--data-dir", str(tmp_path), "bench", "vision", "--no-memory",
+                           "--scenes", "1", "--empty", "0", "--speed-frames", "0",
+                           "--capture-scenes", "0", "--detector", detector])
+        assert status == 0 and words in capsys.readouterr().out.splitlines()[0]
 
 
 def test_bench_without_a_benchmark_lists_them(capsys: pytest.CaptureFixture[str]) -> None:

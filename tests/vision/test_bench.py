@@ -8,18 +8,21 @@ import pytest
 from ducktable.vision import bench
 from ducktable.vision.bench import CAPTURE_SIZE, EMPTY_SEED_OFFSET, Tally, parallel_checks, pipeline_check
 from ducktable.vision.classify import CardClassifier
+from ducktable.vision.locator import DETECTORS, load_locator
 from ducktable.vision.pipeline import CardReader
 from ducktable.vision.scene import render_scene
 
 
-def test_several_processes_read_the_scenes_as_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("detector", DETECTORS)
+def test_several_processes_read_the_scenes_as_one_does(monkeypatch: pytest.MonkeyPatch,
+                                                       detector: str) -> None:
     monkeypatch.setattr(bench, "CHUNK_SCENES", 2)  # three scenes: two chunks, summed in order
     parts = [(range(5, 8), {}), (range(EMPTY_SEED_OFFSET, EMPTY_SEED_OFFSET + 1), {"empty": True}),
              (range(5, 6), {"as_run_reads": True, "size": CAPTURE_SIZE})]
-    reader = CardReader(CardClassifier.load(threads=1))
+    reader = CardReader(CardClassifier.load(threads=1), locator=load_locator(detector))
     alone = [pipeline_check(seeds, reader, **options) for seeds, options in parts]
     assert alone[0].cards > 10 and alone[0].labelled_right > 10
-    assert parallel_checks(parts, jobs=2) == alone
+    assert parallel_checks(parts, jobs=2, detector=detector) == alone
 
 
 def test_tallies_add_up() -> None:

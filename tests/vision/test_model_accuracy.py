@@ -16,6 +16,7 @@ from ducktable.vision import evaluate, render
 from ducktable.vision.bench import pipeline_check
 from ducktable.vision.classify import CardClassifier, default_model_path
 from ducktable.vision.enroll import detector_finder
+from ducktable.vision.locator import DETECTORS, load_locator
 from ducktable.vision.pipeline import CardReader
 
 SEED = 31337  # not a seed the model card's benchmark uses
@@ -45,10 +46,14 @@ def test_reference_cards_are_read_right(classifier: CardClassifier) -> None:
     assert wrong <= 1  # a wrong label is worse than "unknown"
 
 
-def test_cards_found_on_rendered_tables_are_named_right(classifier: CardClassifier) -> None:
-    """The bench's check (``ducktable bench vision``) on fresh tables: detector, classifier
-    and its second look at the cards it could not name, as ``ducktable identify`` reads."""
-    tally = pipeline_check(range(SEED, SEED + SCENES), CardReader(classifier))
+@pytest.mark.parametrize("detector", DETECTORS)
+def test_cards_found_on_rendered_tables_are_named_right(classifier: CardClassifier,
+                                                        detector: str) -> None:
+    """The bench's check (``ducktable bench vision``) on fresh tables: detector (the shipped
+    card locator, or the edge-map search alone), classifier and its second look at the cards
+    it could not name, as ``ducktable identify`` reads."""
+    reader = CardReader(classifier, locator=load_locator(detector))
+    tally = pipeline_check(range(SEED, SEED + SCENES), reader)
     assert tally.labelled >= 0.99 * tally.cards
     assert tally.labelled_right / tally.labelled >= SCENE_MIN
     assert tally.labelled_wrong <= 2 and tally.named_false <= 1
