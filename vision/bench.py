@@ -161,7 +161,6 @@ def _start_worker(model: str | None, detector: str) -> None:
                                 locator=load_locator(detector))
 
 
-
 def _check_chunk(task: tuple[Sequence[int], dict[str, Any]]) -> Tally:
     seeds, options = task
     assert _WORKER_READER is not None, "worker not started"

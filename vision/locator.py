@@ -9,7 +9,7 @@ that card's four corners are. Every local maximum above the manifest's threshold
 :func:`ducktable.vision.detect.detect_cards` then fits each outline to the frame's own edges
 and cuts the crop.
 
-The manifest beside the model (also in the ONNX metadata) records the preprocessing, the
+The manifest beside the model records the preprocessing (also in the ONNX metadata), the
 threshold and the file's SHA-256, checked before the session is created, as for the classifier.
 Only onnxruntime runs here; the session is created once per :class:`CardLocator`.
 """

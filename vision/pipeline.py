@@ -221,7 +221,8 @@ class CardReader:
 
     ``games`` limits the classifier to those games' decks (None: all it knows);
     ``detect_options`` go to :func:`ducktable.vision.detect.detect_cards` (e.g.
-    ``min_area_frac`` for a camera far above the table).
+    ``min_area_frac`` for a camera far above the table, or ``locator``, the card locator
+    network that ``ducktable identify`` and the bench use).
     """
 
     def __init__(self, classifier: Classifies, *, games: Collection[str] | None = None,
