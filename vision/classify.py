@@ -417,25 +417,30 @@ def read_manifest(model_path: Path) -> Manifest:
     return Manifest.from_json(data, str(path))
 
 
-def _open_session(path: Path, manifest: Manifest, threads: int) -> Session:
+def checked_session(path: Path, sha256: str, threads: int, what: str, hint: str) -> Any:
+    """An onnxruntime session of the model at ``path`` once its SHA-256 is ``sha256``;
+    otherwise a :class:`ModelError` naming ``what`` (e.g. "card classifier") and ``hint``."""
     import onnxruntime as ort
 
     if not path.is_file():
-        raise ModelMissingError(f"the card classifier model {path} is missing; {REBUILD_HINT}")
+        raise ModelMissingError(f"the {what} model {path} is missing; {hint}")
     actual = file_sha256(path)
-    if actual != manifest.sha256:
+    if actual != sha256:
         raise ModelCorruptError(
-            f"the card classifier model {path} does not match its manifest (SHA-256 {actual[:12]}"
-            f"… instead of {manifest.sha256[:12]}…): it was changed or damaged; {REBUILD_HINT}")
+            f"the {what} model {path} does not match its manifest (SHA-256 {actual[:12]}"
+            f"… instead of {sha256[:12]}…): it was changed or damaged; {hint}")
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     try:
-        session = ort.InferenceSession(str(path), sess_options=options,
-                                       providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(path), sess_options=options,
+                                    providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own exception types
-        raise ModelCorruptError(f"onnxruntime cannot load {path} ({exc}); {REBUILD_HINT}") \
-            from None
+        raise ModelCorruptError(f"onnxruntime cannot load {path} ({exc}); {hint}") from None
+
+
+def _open_session(path: Path, manifest: Manifest, threads: int) -> Session:
+    session = checked_session(path, manifest.sha256, threads, "card classifier", REBUILD_HINT)
     meta = session.get_modelmeta().custom_metadata_map
     if "labels" in meta and json.loads(meta["labels"]) != list(manifest.labels):
         raise ModelCorruptError(f"the labels inside {path} differ from its manifest; "

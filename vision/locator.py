@@ -23,7 +23,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from ducktable.vision.classify import ModelCorruptError, ModelMissingError, Session, file_sha256, manifest_path
+from ducktable.vision.classify import ModelCorruptError, ModelMissingError, Session, checked_session, manifest_path
 
 LOCATOR_FILE = "card_locator.onnx"
 REBUILD_HINT = "run `make locator` to retrain it, or restore the file from the repository"
@@ -119,27 +119,9 @@ class CardLocator:
     def load(cls, model_path: str | Path | None = None, *, threads: int = 1) -> CardLocator:
         """The shipped (or given) locator, checked against its manifest. ``threads`` sets
         onnxruntime's intra-op threads (1 keeps a Raspberry Pi responsive)."""
-        import onnxruntime as ort
-
         path = Path(model_path) if model_path is not None else default_locator_path()
         manifest = LocatorManifest.read(path)
-        if not path.is_file():
-            raise ModelMissingError(f"the card locator model {path} is missing; {REBUILD_HINT}")
-        actual = file_sha256(path)
-        if actual != manifest.sha256:
-            raise ModelCorruptError(
-                f"the card locator model {path} does not match its manifest (SHA-256 "
-                f"{actual[:12]}… instead of {manifest.sha256[:12]}…): it was changed or damaged; "
-                f"{REBUILD_HINT}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            session = ort.InferenceSession(str(path), sess_options=options,
-                                           providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelCorruptError(f"onnxruntime cannot load {path} ({exc}); {REBUILD_HINT}") \
-                from None
+        session = checked_session(path, manifest.sha256, threads, "card locator", REBUILD_HINT)
         return cls(session, manifest)
 
     def locate(self, image: np.ndarray) -> list[tuple[np.ndarray, float]]:

@@ -134,3 +134,10 @@ def test_detectors_are_named() -> None:
     assert isinstance(load_locator("network"), CardLocator)
     with pytest.raises(ValueError, match="network, edges"):
         load_locator("magic")
+
+
+def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    model.unlink()
+    with pytest.raises(ModelMissingError, match="card locator model .* is missing"):
+        CardLocator.load(model)
