@@ -141,3 +141,16 @@ def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
     model.unlink()
     with pytest.raises(ModelMissingError, match="card locator model .* is missing"):
         CardLocator.load(model)
+
+
+def test_outlines_seen_in_sensor_noise_are_named_nothing(locator: CardLocator) -> None:
+    """The network sees cards in pure noise (no such frame was in training, and noise has
+    edges everywhere, so the outlines fit); the classifier must refuse every one of them."""
+    from ducktable.vision.classify import CardClassifier
+    from ducktable.vision.pipeline import CardReader
+
+    reader = CardReader(CardClassifier.load(), locator=locator)
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        reading = reader.read(rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8))
+        assert reading.cards == []
