@@ -32,7 +32,8 @@ def register(subparsers: Any) -> None:
                    help="ignore the decks enrolled in the data folder")
     p.add_argument("--detector", choices=("network", "edges"), default="network",
                    help="how cards are found: the card locator network, its outlines fitted to "
-                        "edges (default; made for tables seen from above), or the edge-map "
+                        "edges (default; made for tables seen from above; where it finds "
+                        "nothing, the edge-map search reads the photo again), or the edge-map "
                         "search alone (slower; any card size, e.g. a close-up)")
     p.set_defaults(func=cmd_identify)
 
@@ -66,6 +67,10 @@ def cmd_identify(args: argparse.Namespace) -> int:
     classifier = load_classifier(args.model, prototypes)
     reader = CardReader(classifier, games=args.games, locator=load_locator(args.detector))
     reading = reader.read(image)
+    if args.detector == "network" and not reading.cards + reading.unknown:
+        # The locator knows tables seen from above; a close-up of a card is not one.
+        reading = CardReader(classifier, games=args.games).read(image)
+        print("the card locator found nothing; read again with the edge-map search")
     out = Path(args.out) if args.out else image_path.with_name(
         f"{image_path.stem}-identified{image_path.suffix or '.png'}")
     write_image(out, annotate(image, reading))

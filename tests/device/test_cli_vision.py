@@ -68,6 +68,19 @@ def test_identify_finds_the_cards_with_either_detector(
     assert status == 0 and "2 card(s) named" in capsys.readouterr().out
 
 
+def test_identify_reads_a_close_up_with_the_edge_search(
+        fake_classifier: FakeClassifier, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One card filling the photo is nothing like the tables the locator learned: when it finds
+    nothing, the photo is read again with the edge-map search, and the user is told."""
+    close_up = tmp_path / "close-up.jpg"
+    cv2.imwrite(str(close_up), compose_table(3, [Placement("duck/yellow-5", (640, 360), 10.0,
+                                                           5.0)], 0))
+    status = cli.main(["--data-dir", str(tmp_path / "data"), "identify", str(close_up)])
+    out = capsys.readouterr().out
+    assert status == 0 and "1 card(s) named" in out
+    assert "read again with the edge-map search" in out
+
+
 def test_identify_reports_a_damaged_locator_clearly(
         fake_classifier: FakeClassifier, table_photo: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
