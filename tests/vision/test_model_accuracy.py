@@ -27,8 +27,9 @@ SEED = 31337  # not a seed the model card's benchmark uses
 REFERENCE_MIN = 0.99
 REJECTION_MIN = 0.95
 ENROLLED_MIN = 0.95
-# 60 rendered tables from this seed: 709 of 715 cards found, all 709 named right, none wrong
-# (2026-11-23; 710 of 710 with an earlier detector).
+# 60 rendered tables from this seed: 709 of 715 cards found with either detector; the edge-map
+# search's all named right, the card locator's 707 right and 2 wrong (2026-11-24; 710 of 710
+# with an earlier edge search). Wrong names are allowed one more than measured.
 SCENES = 60
 SCENE_MIN = 0.99
 
@@ -56,7 +57,7 @@ def test_cards_found_on_rendered_tables_are_named_right(classifier: CardClassifi
     tally = pipeline_check(range(SEED, SEED + SCENES), reader)
     assert tally.labelled >= 0.99 * tally.cards
     assert tally.labelled_right / tally.labelled >= SCENE_MIN
-    assert tally.labelled_wrong <= 2 and tally.named_false <= 1
+    assert tally.labelled_wrong <= 3 and tally.named_false <= 1
 
 
 def test_a_deck_neither_trained_nor_enrolled_is_rejected(classifier: CardClassifier) -> None:
