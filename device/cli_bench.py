@@ -29,6 +29,8 @@ class Benchmark:
 
 
 def _vision_options(p: argparse.ArgumentParser) -> None:
+    from ducktable.vision.locator import DETECTORS
+
     p.add_argument("--scenes", type=int, default=500,
                    help="synthetic 1280x720 tables with 4-20 cards to read (default 500)")
     p.add_argument("--empty", type=int, default=100,
@@ -45,7 +47,7 @@ def _vision_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=1,
                    help="processes reading the accuracy scenes at once, one core each (default 1); "
                         "the speed and memory figures are always taken afterwards on one core")
-    p.add_argument("--detector", choices=("network", "edges"), default="network",
+    p.add_argument("--detector", choices=tuple(DETECTORS), default="network",
                    help="how cards are found: the card locator network with its outlines fitted "
                         "to edges (default), or the edge-map search alone")
 
@@ -53,6 +55,7 @@ def _vision_options(p: argparse.ArgumentParser) -> None:
 def _run_vision(args: argparse.Namespace) -> int:
     from ducktable.vision import bench
     from ducktable.vision.classify import CardClassifier, ModelError
+    from ducktable.vision.locator import load_locator
 
     for name in ("scenes", "empty", "speed_frames", "capture_scenes"):
         if getattr(args, name) < 0:
@@ -63,7 +66,7 @@ def _run_vision(args: argparse.Namespace) -> int:
         raise UserError("nothing to measure: give --scenes, --empty, --speed-frames or --capture-scenes above 0")
     try:
         classifier = CardClassifier.load(args.model, threads=1)
-        bench.load_locator(args.detector)  # a damaged locator is told here, not in a worker
+        load_locator(args.detector)  # a damaged locator is told here, not in a worker
     except ModelError as exc:
         raise UserError(str(exc)) from None
     figures = bench.run(args.scenes, seed=args.seed, empty_frames=args.empty,

@@ -21,6 +21,8 @@ from .cli import UserError
 
 
 def register(subparsers: Any) -> None:
+    from ducktable.vision.locator import DETECTORS
+
     p = subparsers.add_parser("identify", help="find and name the cards in one photo")
     p.add_argument("image", help="a photo (JPEG, PNG, ...) of cards on a table")
     p.add_argument("--out", help="where to write the annotated copy "
@@ -30,7 +32,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--model", help="a card classifier .onnx (default: the shipped one)")
     p.add_argument("--no-enrolled", action="store_true",
                    help="ignore the decks enrolled in the data folder")
-    p.add_argument("--detector", choices=("network", "edges"), default="network",
+    p.add_argument("--detector", choices=tuple(DETECTORS), default="network",
                    help="how cards are found: the card locator network, its outlines fitted to "
                         "edges (default; made for tables seen from above; where it finds "
                         "nothing, the edge-map search reads the photo again), or the edge-map "

@@ -80,16 +80,26 @@ def default_locator_path() -> Path:
     return Path(str(resources.files("ducktable.models").joinpath(LOCATOR_FILE)))
 
 
-def network_input(image: np.ndarray) -> np.ndarray:
-    """``image`` (BGR uint8, any size) as the network takes it: shrunk :data:`SHRINK`-fold,
-    1 x 3 x H x W float32. Shared with training, so both see identical inputs."""
+def shrunk(image: np.ndarray) -> np.ndarray:
+    """``image`` (BGR uint8, any size) at the size the network sees: :data:`SHRINK` times
+    smaller each way, by area (training shrinks its tables with this too)."""
     h, w = image.shape[:2]
-    small = cv2.resize(image, (max(1, round(w / SHRINK)), max(1, round(h / SHRINK))),
-                       interpolation=cv2.INTER_AREA)
-    x = small.astype(np.float32)
+    return cv2.resize(image, (max(1, round(w / SHRINK)), max(1, round(h / SHRINK))),
+                      interpolation=cv2.INTER_AREA)
+
+
+def as_input(pixels: np.ndarray) -> np.ndarray:
+    """Shrunk pixels (H x W x 3, uint8 or float 0-255) as the network takes them: 3 x H x W
+    float32, value / 255 - :data:`MEAN`. Shared with training, so both see identical inputs."""
+    x = pixels.astype(np.float32)
     x *= np.float32(1 / 255)
     x -= np.float32(MEAN)
-    return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+    return np.ascontiguousarray(x.transpose(2, 0, 1))
+
+
+def network_input(image: np.ndarray) -> np.ndarray:
+    """``image`` (BGR uint8, any size) as the network takes it: 1 x 3 x H x W float32."""
+    return as_input(shrunk(image))[None]
 
 
 def decode(output: np.ndarray, threshold: float, scale: tuple[float, float] = (1.0, 1.0)

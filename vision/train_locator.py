@@ -33,10 +33,9 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from ducktable.vision.classify import file_sha256, manifest_path
-from ducktable.vision.locator import CELL_SMALL, LOCATOR_FILE, MEAN, SHRINK
+from ducktable.vision.locator import CELL_SMALL, LOCATOR_FILE, MEAN, SHRINK, as_input, shrunk
 
 FIRST_SEED = 1_000_000
 """Training tables are scene seeds from here on; the bench and tests read none of them."""
@@ -56,8 +55,7 @@ def rendered_example(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
     scene = render_scene(seed, empty=seed % EMPTY_EVERY == 0)
     h, w = scene.image.shape[:2]
-    small = cv2.resize(scene.image, (round(w / SHRINK), round(h / SHRINK)),
-                       interpolation=cv2.INTER_AREA)
+    small = shrunk(scene.image)
     scale = np.array([small.shape[1] / w, small.shape[0] / h], np.float32)
     quads = np.array([card.quad * scale for card in scene.cards], np.float32).reshape(-1, 4, 2)
     return small, quads
@@ -158,7 +156,7 @@ def batches(examples: Examples, size: int, rng: np.random.Generator
         for index in order[first:first + size]:
             pixels, quads = varied(examples.images[index], examples.cards_of(index), rng)
             heat, corner, weight = targets(quads, rows, cols)
-            xs.append((pixels / 255.0 - MEAN).transpose(2, 0, 1))
+            xs.append(as_input(pixels))
             heats.append(heat)
             corners.append(corner)
             weights.append(weight)
