@@ -22,7 +22,7 @@ test: $(VENV)/.installed browser-deps
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy rules vision device web
+	$(VENV)/bin/mypy rules vision device web sim training bench
 
 bench: $(VENV)/.installed
 	$(VENV)/bin/ducktable bench all
@@ -30,13 +30,13 @@ bench: $(VENV)/.installed
 ## Retrain the card classifier (CPU is enough); needs the `train` extra (PyTorch 2.13.0 CPU).
 model: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[dev,train]"
-	$(PY) -m ducktable.vision.train
+	$(PY) -m ducktable.training.classifier
 
 ## Retrain the card locator network (CPU: about 15 minutes of rendering and 45 of training on
 ## 2 cores); needs the `train` extra.
 locator: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[dev,train]"
-	$(PY) -m ducktable.vision.train_locator
+	$(PY) -m ducktable.training.locator
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \

@@ -498,7 +498,7 @@ class SyntheticSource(BaseSource):
         if self._render is not None:
             image = self._render(index)
         else:
-            from ducktable.vision.scene import render_scene
+            from ducktable.sim.scene import render_scene
 
             self.last_scene = render_scene(self.seed + index, game=self.game, size=self.size)
             image = self.last_scene.image

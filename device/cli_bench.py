@@ -53,7 +53,7 @@ def _vision_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_vision(args: argparse.Namespace) -> int:
-    from ducktable.vision import bench
+    from ducktable.bench import cards as bench
     from ducktable.vision.classify import CardClassifier, ModelError
     from ducktable.vision.locator import load_locator
 
@@ -109,13 +109,13 @@ def _boards_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_boards(args: argparse.Namespace) -> int:
-    from ducktable.vision import boards
+    from ducktable.bench import boards as board_bench
 
     if args.frames < 2:
         raise UserError("--frames must be at least 2 (one river, one line)")
     if not 0 <= args.hands <= 1:
         raise UserError("--hands is a share, between 0 and 1")
-    boards.run_board_bench(args.frames, seed=args.seed, hands=args.hands)
+    board_bench.run_board_bench(args.frames, seed=args.seed, hands=args.hands)
     return 0
 
 
@@ -123,7 +123,7 @@ def _run_boards(args: argparse.Namespace) -> int:
 
 
 def _replay_options(p: argparse.ArgumentParser) -> None:
-    from ducktable.vision.game_replays import GAMES
+    from ducktable.sim.game_replays import GAMES
 
     p.add_argument("--game", action="append", choices=GAMES,
                    help="a game kind to replay (repeat for several; default: all five)")
@@ -146,7 +146,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     import json
     import time
 
-    from ducktable.vision import game_replays
+    from ducktable.sim import game_replays
 
     if args.oracle_games < 0 or args.camera_games < 0 or args.camera_frames < 0 or args.jobs < 1:
         raise UserError("--oracle-games, --camera-games and --camera-frames must not be negative, "

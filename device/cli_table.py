@@ -177,7 +177,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def cmd_replay_video(args: argparse.Namespace) -> int:
-    from ducktable.vision import game_replays
+    from ducktable.sim import game_replays
 
     if args.games < 1:
         raise UserError("--games must be at least 1")
@@ -200,11 +200,11 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
     except game_replays.ReplayUnavailable as exc:
         raise UserError(str(exc)) from None
     if args.mode == "model":
-        from ducktable.vision import table_video
         from ducktable.vision.classify import ModelError
+        from ducktable.vision.frame_reader import model_classifier
 
         try:
-            table_video.model_classifier(args.game)
+            model_classifier(args.game)
         except ModelError as exc:
             raise UserError(f"the classifier cannot be loaded: {exc}") from None
     start = time.perf_counter()

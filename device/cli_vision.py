@@ -207,7 +207,7 @@ def _enroll_from_camera(args: argparse.Namespace) -> int:
     if args.labels:
         labels = [label.strip() for label in args.labels.split(",") if label.strip()]
     elif deck in decks.DECKS:
-        from ducktable.vision.render import card_labels
+        from ducktable.vision.printing import card_labels
 
         labels = card_labels(deck) if deck != "standard52" else list(decks.deck(deck).labels)
     else:

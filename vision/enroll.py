@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 from ducktable.rules import decks
 from ducktable.rules.decks import BACK, UNKNOWN
-from ducktable.vision import augment, render
+from ducktable.vision import augment, printing
 from ducktable.vision.classify import CardClassifier, Prototypes, write_deck_prototypes
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
@@ -227,7 +227,7 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
         raise EnrolmentError(f"no usable photo for {', '.join(missing)} in {root}: {details}")
     deck_dir = enroll_crops(crops, prototypes_dir, deck, classifier, seed=seed,
                             extra_info={"source": str(root)})
-    known = (render.card_labels(deck) if deck in render.DRAWABLE_DECKS
+    known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
              else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
     return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in crops.items()}, problems,
                            [label for label in known if label not in crops])

@@ -2,7 +2,7 @@
 
 Why: the edge-map search takes about 80 ms on a 1280 x 720 frame on the bench machine, twice
 the target, and every cut to its image work cost recall. The network
-(``models/card_locator.onnx``, trained by :mod:`ducktable.vision.train_locator` on rendered
+(``models/card_locator.onnx``, trained by :mod:`ducktable.training.locator` on rendered
 tables only) looks once at the frame shrunk to a quarter of its width and answers, for each
 cell of a grid of :data:`CELL` frame pixels, how likely a card's centre lies there and where
 that card's four corners are. Every local maximum above the manifest's threshold is a card;
@@ -42,7 +42,7 @@ DETECTORS = {"network": "card locator network, outlines fitted to edges",
 
 @dataclass(frozen=True)
 class LocatorManifest:
-    """What :mod:`ducktable.vision.train_locator` wrote beside the model."""
+    """What :mod:`ducktable.training.locator` wrote beside the model."""
 
     sha256: str
     threshold: float

@@ -89,7 +89,7 @@ class CardZones:
 
     def read(self, frame: np.ndarray, detail: np.ndarray | None = None) -> dict[str, Any]:
         """The zones' reads; ``detail`` as :meth:`FrameReader.read
-        <ducktable.vision.table_video.FrameReader.read>` has it (cards are cut from it)."""
+        <ducktable.vision.frame_reader.FrameReader.read>` has it (cards are cut from it)."""
         found = []
         sx, sy = (1.0, 1.0) if detail is None else (detail.shape[1] / frame.shape[1],
                                                       detail.shape[0] / frame.shape[0])

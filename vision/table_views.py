@@ -3,7 +3,7 @@ the inferrer that turns snapshots into the game's events.
 
 Why this module exists: the camera reader (vision/reader.py) follows any game the same way; only
 what it looks at differs. This module picks, per game, from what vision/ already has: the card
-path (:class:`~.table_video.FrameReader`) for the card games (DUCK, Grey Duck, Duck Duck
+path (:class:`~.frame_reader.FrameReader`) for the card games (DUCK, Grey Duck, Duck Duck
 Bruce); the board readers (:class:`~.boards.RiverReader`, :class:`~.boards.LineReader`) plus
 the cards beside the board (:class:`~.pile_reading.CardZones`) for Ducky Ducky and Sitting
 Ducks. Readers are imported when a game needs them, so a card game never loads the board ones.
@@ -44,11 +44,11 @@ def game_layout(game: str, players: int, options: dict[str, Any]) -> TableLayout
 
         return duck_layout(players)
     if game == "grey":
-        from .table_video_grey import grey_layout
+        from .game_layouts import grey_layout
 
         return grey_layout(players)
     if game == "bruce":
-        from .table_video_bruce import bruce_layout
+        from .game_layouts import bruce_layout
 
         return bruce_layout(players)
     if game == "ducky":
@@ -67,9 +67,9 @@ def game_layout(game: str, players: int, options: dict[str, Any]) -> TableLayout
 def inferrer_for(game: str) -> Inferrer:
     """The game's inferrer (each game module has its own; this only picks)."""
     if game == "duck":
-        from .table_video import inferrer_for as duck_inferrer
+        from ducktable.rules.infer_duck import DuckInferrer
 
-        return duck_inferrer(game)
+        return DuckInferrer()
     if game in BOARD_GAMES:
         from .boards import inferrer_for as board_inferrer
 
@@ -127,7 +127,7 @@ def table_view(state: State, saved: TableLayout, empty: np.ndarray,
             return TableSnapshot(ts, zones, index)
 
         return TableView(layout, read_line, lambda: inferrer_for(game))
-    from .table_video import FrameReader
+    from .frame_reader import FrameReader
 
     cards = FrameReader(layout, empty, game, classify(game))
 

@@ -14,30 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from ducktable.device.store import MatchInfo
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from markupsafe import Markup
 
 from .auth import pin_required
+from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
+from .entry import entry_page
 
 bp = Blueprint("camera", __name__)
-
-
-def camera_status() -> Any:
-    return current_app.config.get("CAMERA")
-
-
-def camera_snapshot() -> dict[str, Any] | None:
-    """The camera's news (``version``, ``problem``, ``notice``), or None without a camera."""
-    status = camera_status()
-    if status is None:
-        return None
-    try:
-        snap = status.snapshot()
-    except Exception:  # a camera status that fails must never take the scoreboard down
-        current_app.logger.exception("the camera status failed")
-        return None
-    return snap if isinstance(snap, dict) else None
 
 
 def camera_view(info: MatchInfo, snap: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -90,8 +75,6 @@ def confirm(match_id: int, notice_id: int) -> Any:
                                "again and enter what happened on the Enter page if it is missing.")
     verdict = store.submit(match_id, notice.event)
     if not verdict.ok:
-        from .entry import entry_page
-
         return entry_page(info, verdict=verdict, status=422)
     status.answered(notice_id)
     flash(f"Recorded #{notice.position} {notice.event.type} as the camera saw it.", "ok")

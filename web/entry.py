@@ -29,7 +29,7 @@ from flask import Blueprint, abort, current_app, flash, redirect, render_templat
 
 from . import forms
 from .auth import pin_required
-from .camera import camera_snapshot, camera_status
+from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
 
 bp = Blueprint("entry", __name__)

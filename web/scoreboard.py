@@ -34,7 +34,8 @@ from flask import (
 from markupsafe import Markup
 
 from . import present
-from .camera import camera_snapshot, render_camera
+from .camera import render_camera
+from .camera_status import camera_snapshot
 from .db import current_match, get_store, match_or_404
 
 bp = Blueprint("scoreboard", __name__)

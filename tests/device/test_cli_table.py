@@ -8,11 +8,11 @@ import json
 import cv2
 import pytest
 from ducktable.device import cli
-from ducktable.vision import boards
+from ducktable.sim import board_pictures
+from ducktable.sim.table_video import TableRenderer
+from ducktable.sim.table_video_bruce import bruce_layout
+from ducktable.sim.table_video_grey import grey_layout
 from ducktable.vision.layout import TableLayout
-from ducktable.vision.table_video import TableRenderer
-from ducktable.vision.table_video_bruce import bruce_layout
-from ducktable.vision.table_video_grey import grey_layout
 
 SUMMARY_KEYS = {"games", "exact_scores", "exact_rate", "event_accuracy_camera_alone", "entered_by_hand",
                 "wrong_applied", "zone_read_accuracy", "tracker_ms_per_frame", "wall_s", "per_event"}
@@ -73,8 +73,8 @@ def test_replay_video_takes_the_pictures_at_the_camera_size_asked_and_reads_them
 @pytest.mark.parametrize("game, picture", [
     ("grey", lambda: TableRenderer("grey", grey_layout(4), 3).empty_table()),
     ("bruce", lambda: TableRenderer("bruce", bruce_layout(4), 3).empty_table()),
-    ("ducky", lambda: boards.board_photo("river", 11).image),
-    ("sitting", lambda: boards.board_photo("line", 12).image),
+    ("ducky", lambda: board_pictures.board_photo("river", 11).image),
+    ("sitting", lambda: board_pictures.board_photo("line", 12).image),
 ])
 def test_calibrate_saves_a_layout_for_every_game(game, picture, tmp_path, capsys):
     photo = tmp_path / "table.png"
@@ -90,7 +90,7 @@ def test_calibrate_saves_the_zones_the_camera_reader_uses(tmp_path, capsys):
     """Ducky Ducky's calibration holds each seat's piles and gifts beside the board (the
     reader needs them), and --empty-table keeps the picture to judge hands against."""
     photo = tmp_path / "table.png"
-    cv2.imwrite(str(photo), boards.board_photo("river", 11).image)
+    cv2.imwrite(str(photo), board_pictures.board_photo("river", 11).image)
     argv = ["--data-dir", str(tmp_path), "calibrate", str(photo), "--game", "ducky", "--players", "3",
             "--empty-table"]
     assert cli.main(argv) == 0, capsys.readouterr().err

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 from ducktable.device import cli, cli_vision
-from ducktable.vision.scene import Placement, compose_table
+from ducktable.sim.scene import Placement, compose_table
 
 
 class FakeClassifier:

@@ -17,7 +17,7 @@ from ducktable.rules.infer_base import TableFollower
 from ducktable.rules.infer_bruce import DISCARD, DRAW, ROW, STEAL, BruceInferrer, nest_zone
 from ducktable.rules.snapshot import snapshot_of
 from ducktable.rules.stability import StabilityTracker
-from ducktable.vision import table_video_bruce
+from ducktable.sim import table_video_bruce
 
 FRAME_MS = 66
 NAMES = {"draw": DRAW, "row": ROW, "discard": DISCARD, "steal": STEAL, "n0": nest_zone(0),

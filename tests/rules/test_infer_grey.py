@@ -17,7 +17,7 @@ from ducktable.rules.infer_base import TableFollower
 from ducktable.rules.infer_grey import GreyInferrer, grey_zone, trick_zone
 from ducktable.rules.snapshot import HIDDEN, TableSnapshot, ZoneRead
 from ducktable.rules.stability import StabilityTracker
-from ducktable.vision import table_video_grey
+from ducktable.sim import table_video_grey
 
 FRAME_MS = 66
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from ducktable.sim.table_video import paste_markers
 from ducktable.vision.calibrate import (
     CalibrationError,
     DriftWatch,
@@ -15,7 +16,6 @@ from ducktable.vision.calibrate import (
     marker_sheet_png,
 )
 from ducktable.vision.layout import duck_layout
-from ducktable.vision.table_video import paste_markers
 
 TRUE_H = np.array([[0.82, 0.06, 110.0], [-0.03, 0.74, 70.0], [0.00002, 0.00012, 1.0]])
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from ducktable.vision import render
+from ducktable.sim import render
 from ducktable.vision.classify import (
     CardClassifier,
     ModelCorruptError,

@@ -12,12 +12,12 @@ import random
 import cv2
 import numpy as np
 import pytest
+from ducktable.bench.cards import detection_check, match
+from ducktable.sim.render import render_back, render_card
+from ducktable.sim.scene import Placement, card_quad, compose_scene, render_scene
 from ducktable.vision import detect
-from ducktable.vision.bench import detection_check, match
 from ducktable.vision.detect import CROP_SIZE, Detection, crop_card, detect_cards, quad_iou
 from ducktable.vision.reader import reading_view
-from ducktable.vision.render import render_back, render_card
-from ducktable.vision.scene import Placement, card_quad, compose_scene, render_scene
 
 
 def plain_table(colour: tuple[int, int, int], size: tuple[int, int] = (640, 480)) -> np.ndarray:
@@ -285,8 +285,8 @@ def test_cards_on_a_light_cloth_whose_dots_touch_every_outline_are_completed_fro
     card's outline, so no card is outlined on its own and no card gives the size to complete
     the others' corners by: corners whose arms have a card's proportions are completed to
     them (one card of six was found before)."""
+    from ducktable.sim.table_video import TableRenderer, bot_game, script_for
     from ducktable.vision.layout import duck_layout
-    from ducktable.vision.table_video import TableRenderer, bot_game, script_for
 
     shot = script_for(bot_game("duck", 9, 3), 9)[400]
     renderer = TableRenderer("duck", duck_layout(3), background_seed=9)
@@ -304,8 +304,8 @@ def test_a_card_whose_outline_dots_broke_in_three_is_completed_from_the_cards_be
     corner (top left, rounded) has one arm cut short by a dot and the other nearly whole. With
     the two found, a second round completes it at their size (before: the flock was read as two
     cards, and the replay applied a wrong play)."""
-    from ducktable.vision.table_video import TableRenderer
-    from ducktable.vision.table_video_grey import grey_bot_game, grey_layout, grey_script
+    from ducktable.sim.table_video import TableRenderer
+    from ducktable.sim.table_video_grey import grey_bot_game, grey_layout, grey_script
 
     game, happenings = grey_bot_game(9, 3)
     shot = grey_script(game, happenings, random.Random(9)).shots[552]
@@ -445,9 +445,9 @@ def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are
     first, and the cards found are the same as when every corner is tried."""
     import random
 
+    from ducktable.sim.table_video import TableRenderer
+    from ducktable.sim.table_video_bruce import bruce_bot_game, bruce_layout, bruce_script
     from ducktable.vision import detect
-    from ducktable.vision.table_video import TableRenderer
-    from ducktable.vision.table_video_bruce import bruce_bot_game, bruce_layout, bruce_script
 
     script = bruce_script(bruce_bot_game(12, 3), random.Random(12))
     renderer = TableRenderer("bruce", bruce_layout(3), background_seed=12)

@@ -7,7 +7,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from ducktable.vision import augment, render
+from ducktable.sim import render
+from ducktable.vision import augment
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.enroll import (
     MIN_SHARPNESS,

@@ -100,8 +100,8 @@ def test_cover_watch_skips_a_spread_where_one_slot_holds_a_card_the_detector_mis
     zone is skipped for this frame, not read as holding one card (rendered Grey Duck seed 0: a
     pair of sevens read as a single seven). What shows of one card is too little of the whole
     zone to tell."""
+    from ducktable.sim.table_video_grey import grey_layout
     from ducktable.vision.layout import CARD_H, CARD_W
-    from ducktable.vision.table_video_grey import grey_layout
 
     layout = grey_layout(3).with_homography(np.eye(3))
     empty = table_of((150, 110, 200))  # pink cloth
@@ -118,7 +118,7 @@ def test_cover_watch_skips_a_spread_where_one_slot_holds_a_card_the_detector_mis
 
 
 def test_cover_watch_flags_every_zone_a_drawn_hand_touches_and_no_far_zone():
-    from ducktable.vision.table_video import draw_hand
+    from ducktable.sim.table_video import draw_hand
 
     layout = identity_layout()
     empty = table_of((70, 120, 60))  # green felt
@@ -157,7 +157,7 @@ def test_cover_watch_sees_a_hand_the_colour_and_lightness_of_the_table():
     """A rendered hand whose skin matches the cloth in colour and lightness differs only by
     a slight tint and its shaded outline (on rendered games, such hands left a tenth of the
     scripted covers unseen); a soft, still tint of the same strength (warm light) is no hand."""
-    from ducktable.vision.table_video import draw_hand
+    from ducktable.sim.table_video import draw_hand
 
     layout = identity_layout()
     skin = (110, 145, 200)

@@ -10,12 +10,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from ducktable.vision.bench import match
+from ducktable.bench.cards import match
+from ducktable.sim.scene import render_scene
+from ducktable.training.locator import FIRST_SEED, output_grid, rendered_example, targets, varied
 from ducktable.vision.classify import ModelCorruptError, ModelMissingError
 from ducktable.vision.detect import detect_cards, quad_iou
 from ducktable.vision.locator import SHRINK, CardLocator, decode, default_locator_path, load_locator, network_input
-from ducktable.vision.scene import render_scene
-from ducktable.vision.train_locator import FIRST_SEED, output_grid, rendered_example, targets, varied
 
 SEED = 31337  # not a seed the locator was trained on, nor one the bench reads
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from ducktable.rules import make_game
 from ducktable.rules.core import Event, State
-from ducktable.vision import table_video
+from ducktable.sim import table_video
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.layout import duck_layout
 from ducktable.vision.reader import (
@@ -330,22 +330,24 @@ def test_SIT_the_sitting_ducks_line_is_read_by_the_board_reader_into_true_events
     noise), calibrated from its markers; the reader picks the line reader for the game."""
     import zlib
 
+    from ducktable.sim import board_games, board_pictures
     from ducktable.vision import boards
 
     seed = 3
-    true = boards.bot_game("sitting", seed)
-    shots = boards.script_for(true, seed)
+    true = board_games.bot_game("sitting", seed)
+    shots = board_games.script_for(true, seed)
     rng = np.random.default_rng([seed, 0xCA3E])
-    homography = boards.random_view(rng)
+    homography = board_pictures.random_view(rng)
     line = boards.LineBoard()
     layout = line.layout()
 
     def photo(index: int) -> np.ndarray:
         shot = shots[index]
-        content = boards.LineContent.from_zones(shot.contents())
-        plane = boards.draw_line(content, line, np.random.default_rng([seed, zlib.crc32(repr(content).encode())]))
+        content = board_pictures.LineContent.from_zones(shot.contents())
+        plane_rng = np.random.default_rng([seed, zlib.crc32(repr(content).encode())])
+        plane = board_pictures.draw_line(content, line, plane_rng)
         hands = [layout.zone(z).centre for z in sorted(shot.covered) if z.startswith("line.")]
-        return boards.photograph(plane, homography, np.random.default_rng([seed, index]), hands=hands)[0]
+        return board_pictures.photograph(plane, homography, np.random.default_rng([seed, index]), hands=hands)[0]
 
     path = calibration_path(tmp_path)
     path.parent.mkdir(parents=True)

@@ -30,13 +30,14 @@ from ducktable.rules.ducky_board import resolve_layout
 from ducktable.rules.grey import GreyDuckState
 from ducktable.rules.infer_grey import grey_zone, trick_zone
 from ducktable.rules.infer_sitting import PLAYED_ZONE
-from ducktable.vision import boards, render, table_video_bruce, table_video_grey
+from ducktable.sim import board_games, board_pictures, render, table_video_bruce, table_video_grey
+from ducktable.sim.table_script import Press, same_event
+from ducktable.sim.table_video import Shot, TableRenderer
+from ducktable.vision import boards
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.layout import TableLayout
 from ducktable.vision.pile_layouts import ducky_table_layout, sitting_table_layout
 from ducktable.vision.reader import CameraTableReader, calibration_path, empty_table_path
-from ducktable.vision.table_script import Press, same_event
-from ducktable.vision.table_video import Shot, TableRenderer
 
 from tests.vision.test_reader import classifier
 
@@ -62,7 +63,7 @@ class Clip:
     players: tuple[str, ...]
     options: dict[str, Any]
     truth: list[Event]
-    shots: Sequence[Any]  # table_video.Shot or boards.BoardShot: ts, event_index, covered, contents()
+    shots: Sequence[Any]  # table_video.Shot or board_games.BoardShot: ts, event_index, covered, contents()
     presses: dict[int, Press]
     layout: TableLayout
     empty: np.ndarray
@@ -302,26 +303,26 @@ def ducky_clip() -> Clip:
     edges (pile_layouts.ducky_table_layout), photographed by a tilted 1080p camera with hands over what
     changes, light and noise."""
     seed = 1
-    true = boards.bot_game("ducky", seed)
-    shots = boards.script_for(true, seed)
+    true = board_games.bot_game("ducky", seed)
+    shots = board_games.script_for(true, seed)
     board = resolve_layout(None)
     river = boards.RiverBoard.of(board)
     layout = ducky_table_layout(len(true.players), board)
-    homography = boards.piles_view(np.random.default_rng([seed, 0xD0C]))
+    homography = board_pictures.piles_view(np.random.default_rng([seed, 0xD0C]))
 
     @lru_cache(maxsize=6)
     def view(zones: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray:
         content = dict(zones)
         draw_rng = np.random.default_rng([seed, zlib.crc32(repr(zones).encode())])
-        plane = boards.draw_river(boards.RiverContent.from_zones(content, board), river, draw_rng)
-        boards.draw_ducky_piles(plane, layout, content, draw_rng)
-        return boards.view_of(plane, homography, boards.PILES_FRAME)
+        plane = board_pictures.draw_river(board_pictures.RiverContent.from_zones(content, board), river, draw_rng)
+        board_pictures.draw_ducky_piles(plane, layout, content, draw_rng)
+        return board_pictures.view_of(plane, homography, board_pictures.PILES_FRAME)
 
     def draw(index: int) -> np.ndarray:
         shot = shots[index]
         hands = [layout.zone(z).centre for z in sorted(shot.covered)]
-        return boards.photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
-                                 seen=view(shot.zones), size=boards.PILES_FRAME)[0]
+        return board_pictures.photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
+                                 seen=view(shot.zones), size=board_pictures.PILES_FRAME)[0]
 
     g = make_game("ducky")
     return Clip("ducky", true.players, dict(g.options), [g.public_event(e) for e in true.events], shots, {},
@@ -359,12 +360,13 @@ def _card_with_tokens(label: str, tokens: tuple[int, ...], upside_down: bool = F
     """A crop of ``label`` as the detector gives it (100 x 150), with duck tokens on the slots
     numbered in ``tokens`` (0: the card's first slot), maybe turned 180 degrees."""
     h, w = 150, 100
-    plane = np.zeros((h + 2 * boards.MARGIN, w + 2 * boards.MARGIN, 3), np.float32)
-    boards.paste_card(plane, render.render_card("ducky", label, width=w, height=h), (w / 2, h / 2), 0.0)
+    plane = np.zeros((h + 2 * board_pictures.MARGIN, w + 2 * board_pictures.MARGIN, 3), np.float32)
+    board_pictures.paste_card(plane, render.render_card("ducky", label, width=w, height=h), (w / 2, h / 2), 0.0)
     for slot in tokens:
-        boards.duck_token(plane, (w / 2, h * (0.3 if slot == 0 else 0.7)), 0.42 * w,
+        board_pictures.duck_token(plane, (w / 2, h * (0.3 if slot == 0 else 0.7)), 0.42 * w,
                           boards.DUCK_COLOURS[CARD_SLOTS[label][slot]], 0.7 + slot)
-    crop = plane[boards.MARGIN:boards.MARGIN + h, boards.MARGIN:boards.MARGIN + w].clip(0, 255).astype(np.uint8)
+    m = board_pictures.MARGIN
+    crop = plane[m:m + h, m:m + w].clip(0, 255).astype(np.uint8)
     return np.ascontiguousarray(crop[::-1, ::-1]) if upside_down else crop
 
 
@@ -406,11 +408,11 @@ def sitting_clip() -> Clip:
     of played action cards right of it (pile_layouts.sitting_table_layout), photographed by a tilted
     camera with hands over what changes, light and noise."""
     seed = 4
-    true = boards.bot_game("sitting", seed)
-    shots = boards.script_for(true, seed)
+    true = board_games.bot_game("sitting", seed)
+    shots = board_games.script_for(true, seed)
     line = boards.LineBoard()
     layout = sitting_table_layout()
-    homography = boards.random_view(np.random.default_rng([seed, 0xCA3E]))
+    homography = board_pictures.random_view(np.random.default_rng([seed, 0xCA3E]))
 
     @lru_cache(maxsize=4)
     def view(zones: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray:
@@ -418,13 +420,13 @@ def sitting_clip() -> Clip:
         draw_rng = np.random.default_rng([seed, zlib.crc32(repr(zones).encode())])
         played = content.get(PLAYED_ZONE, ())
         pile = (played[-1], layout.zone(PLAYED_ZONE).centre) if played else None
-        plane = boards.draw_line(boards.LineContent.from_zones(content), line, draw_rng, played=pile)
-        return boards.view_of(plane, homography)
+        plane = board_pictures.draw_line(board_pictures.LineContent.from_zones(content), line, draw_rng, played=pile)
+        return board_pictures.view_of(plane, homography)
 
     def draw(index: int) -> np.ndarray:
         shot = shots[index]
         hands = [layout.zone(z).centre for z in sorted(shot.covered)]
-        return boards.photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
+        return board_pictures.photograph(None, homography, np.random.default_rng([seed, index]), hands=hands,
                                  seen=view(shot.zones))[0]
 
     g = make_game("sitting")

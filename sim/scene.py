@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from ducktable.vision import render
+from ducktable.sim import render
 
 CARD_ASPECT = 1.5
 """Height over width of the rendered cards (render_card's default 200 x 300)."""

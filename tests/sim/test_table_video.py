@@ -13,7 +13,7 @@ import pytest
 from ducktable.device import cli
 from ducktable.rules import make_game
 from ducktable.rules.duck import DuckState
-from ducktable.vision import table_video
+from ducktable.sim import table_video
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.layout import duck_layout
 

@@ -160,24 +160,24 @@ def _shown(game: str, seed: int, players: int, hold: int | None, frames: int) ->
     import random
 
     if game in ("ducky", "sitting"):
-        from . import boards
+        from ducktable.sim import board_games
 
-        shots = boards.script_for(boards.bot_game(game, seed, players), seed, hold=hold)
+        shots = board_games.script_for(board_games.bot_game(game, seed, players), seed, hold=hold)
         return shots[min(frames, len(shots)) - 1].event_index, 0
     held = DEFAULT_HOLD[game] if hold is None else hold
     if game == "duck":
-        from . import table_video
+        from ducktable.sim import table_video
 
         duck = table_video.bot_game("duck", seed, players)
         duck_shots = table_video.script_for(duck, seed, hold=held)
         return duck_shots[min(frames, len(duck_shots)) - 1].event_index, 0
     if game == "grey":
-        from . import table_video_grey
+        from ducktable.sim import table_video_grey
 
         grey, happenings = table_video_grey.grey_bot_game(seed, players)
         script = table_video_grey.grey_script(grey, happenings, random.Random(seed), hold=held)
     else:
-        from . import table_video_bruce
+        from ducktable.sim import table_video_bruce
 
         bruce = table_video_bruce.bruce_bot_game(seed, players)
         script = table_video_bruce.bruce_script(bruce, random.Random(seed), hold=held)
@@ -188,7 +188,7 @@ def _shown(game: str, seed: int, players: int, hold: int | None, frames: int) ->
 def _card_game(game: str, seed: int, mode: str, players: int, misread: float, hold: int,
                max_frames: int | None, frames_dir: str | None, snapshots_dir: str | None,
                capture_size: tuple[int, int] | None = None) -> GameReplay:
-    from . import table_video, table_video_bruce, table_video_grey
+    from ducktable.sim import table_video, table_video_bruce, table_video_grey
 
     labels = "model" if mode == "model" else "truth"
     if game == "duck":
@@ -213,15 +213,15 @@ def _card_game(game: str, seed: int, mode: str, players: int, misread: float, ho
 def _board_game(game: str, seed: int, mode: str, players: int | None, misread: float,
                 hold: int | None, max_frames: int | None,
                 capture_size: tuple[int, int] | None = None, frames_dir: str | None = None) -> GameReplay:
-    from . import boards
+    from ducktable.sim import board_games
 
     if mode == "oracle":
-        board = boards.oracle_follow(game, seed, misread=misread, players=players, hold=hold)
+        board = board_games.oracle_follow(game, seed, misread=misread, players=players, hold=hold)
     else:
-        board = boards.camera_follow(game, seed, misread=misread, players=players, hold=hold,
+        board = board_games.camera_follow(game, seed, misread=misread, players=players, hold=hold,
                                      max_frames=max_frames, piles=mode, capture_size=capture_size,
                                      frames_dir=frames_dir)
-    n = players if players is not None else boards.default_players(game, seed)
+    n = players if players is not None else board_games.default_players(game, seed)
     return _replay(game, mode, seed, n, board, pressed=0, exact=board.exact, by_type=board.by_type)
 
 

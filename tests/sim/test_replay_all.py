@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ducktable.vision import boards, game_replays, scene, table_video
+from ducktable.sim import board_pictures, game_replays, scene, table_video
+from ducktable.vision import boards
 from ducktable.vision.layout import duck_layout
 
 
@@ -110,14 +111,15 @@ def test_table_renderer_lays_cards_exactly_as_compose_scene_does():
 
 def test_board_photograph_from_a_kept_view_is_the_same_photograph():
     rng = np.random.default_rng(3)
-    content = boards.LineContent.random(rng)
-    plane = boards.draw_line(content, boards.LineBoard(), rng)
-    view = boards.random_view(np.random.default_rng(4))
-    fresh, fresh_mask = boards.photograph(plane, view, np.random.default_rng(5), hands=[(400.0, 300.0)])
-    kept = boards.view_of(plane, view)
+    content = board_pictures.LineContent.random(rng)
+    plane = board_pictures.draw_line(content, boards.LineBoard(), rng)
+    view = board_pictures.random_view(np.random.default_rng(4))
+    fresh, fresh_mask = board_pictures.photograph(plane, view, np.random.default_rng(5), hands=[(400.0, 300.0)])
+    kept = board_pictures.view_of(plane, view)
     before = kept.copy()
-    again, again_mask = boards.photograph(None, view, np.random.default_rng(5), hands=[(400.0, 300.0)], seen=kept)
+    again, again_mask = board_pictures.photograph(None, view, np.random.default_rng(5), hands=[(400.0, 300.0)],
+                                                  seen=kept)
     assert np.array_equal(fresh, again) and np.array_equal(fresh_mask, again_mask)
     assert np.array_equal(kept, before)  # the kept view is not drawn on
     with pytest.raises(ValueError, match="plane"):
-        boards.photograph(None, view, np.random.default_rng(5))
+        board_pictures.photograph(None, view, np.random.default_rng(5))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from ducktable.vision import augment, render
+from ducktable.sim import render
+from ducktable.training.classifier import INPUT_H, INPUT_W, TrainingData, class_labels
+from ducktable.vision import augment
 from ducktable.vision.detect import detect_cards
-from ducktable.vision.train import INPUT_H, INPUT_W, TrainingData, class_labels
 
 
 @pytest.fixture(scope="module")

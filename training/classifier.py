@@ -1,4 +1,4 @@
-"""Train the card classifier on rendered cards and ship it: ``python -m ducktable.vision.train``.
+"""Train the card classifier on rendered cards and ship it: ``python -m ducktable.training.classifier``.
 
 Why it is built this way:
 
@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 from ducktable.rules.decks import BACK, UNKNOWN
-from ducktable.vision import augment, render
+from ducktable.sim import render
+from ducktable.vision import augment
 from ducktable.vision.classify import MODEL_FILE, file_sha256, manifest_path, preprocess
 
 INPUT_W, INPUT_H = 64, 96
@@ -274,7 +275,7 @@ def export_onnx(net: Any, labels: Sequence[str], path: Path) -> None:
     proto = onnx.load(str(path))
     meta = {"labels": json.dumps(list(labels)),
             "preprocessing": json.dumps(_input_spec()),
-            "producer": "ducktable.vision.train"}
+            "producer": "ducktable.training.classifier"}
     for key, value in meta.items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
@@ -376,7 +377,7 @@ def _base_error(clf: Any, crops: list[np.ndarray], truth: list[str]) -> float:
 
 # ---- command line ----------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ducktable.vision.train",
+    parser = argparse.ArgumentParser(prog="python -m ducktable.training.classifier",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent
                         / "models", help="folder for the model, manifest, card and plot")
@@ -416,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         thresholds = calibrate(draft)
         model_path.write_bytes(draft.read_bytes())
     training = {
-        "command": f"python -m ducktable.vision.train --steps {config.steps} "
+        "command": f"python -m ducktable.training.classifier --steps {config.steps} "
                    f"--seed {config.seed} --threads {config.threads}",
         "steps": config.steps, "batch": config.batch, "seed": config.seed,
         "samples": config.steps * config.batch, "seconds": round(train_seconds, 1),
@@ -429,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {model_path} ({model_path.stat().st_size / 1e6:.2f} MB) in "
           f"{train_seconds / 60:.1f} min; thresholds {thresholds}")
     if not args.no_evaluate:
-        from ducktable.vision import evaluate
+        from ducktable.bench import evaluate
 
         evaluate.main(["--model", str(model_path), "--write-card"])
     return 0

@@ -21,35 +21,13 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from ducktable.rules import decks
-
-EDITIONS = ("reference", "alternate")
-GAMES = ("duck", "bruce", "grey", "sitting", "ducky")
-"""The five games; ``standard52`` can be drawn too (it is the deck used to test rejection)."""
-
-DRAWABLE_DECKS = (*GAMES, "standard52")
+from ducktable.vision.printing import DRAWABLE_DECKS, EDITIONS, card_labels
+from ducktable.vision.printing import GAMES as GAMES  # the five games' decks, which it draws
+from ducktable.vision.printing import PALETTES as _PALETTES
 
 BGR = tuple[int, int, int]
 _SUPERSAMPLE = 2
 _BASE_W, _BASE_H = 200.0, 300.0  # design units: every coordinate below is in this space
-
-# Colour names used by the decks, per edition. The alternate printing uses other shades.
-_PALETTES: dict[str, dict[str, BGR]] = {
-    "reference": {
-        "yellow": (20, 205, 250), "blue": (200, 110, 25), "red": (40, 40, 215),
-        "orange": (20, 130, 250), "lime": (40, 215, 160), "green": (60, 160, 30),
-        "teal": (150, 150, 0), "purple": (150, 40, 120), "pink": (170, 110, 245),
-        "brown": (30, 70, 130), "grey": (128, 128, 128), "white": (250, 250, 250),
-        "black": (25, 25, 25), "sky": (235, 205, 150),
-    },
-    "alternate": {
-        "yellow": (90, 230, 250), "blue": (230, 140, 60), "red": (60, 30, 175),
-        "orange": (40, 160, 255), "lime": (70, 230, 150), "green": (80, 140, 0),
-        "teal": (140, 170, 20), "purple": (170, 60, 130), "pink": (200, 140, 250),
-        "brown": (50, 90, 150), "grey": (150, 150, 150), "white": (235, 240, 240),
-        "black": (50, 35, 30), "sky": (170, 190, 250),
-    },
-}
-
 
 @dataclass(frozen=True)
 class Style:
@@ -103,18 +81,6 @@ _GAME_LOOK: dict[str, dict[str, tuple[BGR, BGR]]] = {
 
 
 # ---- public API --------------------------------------------------------------------------------
-def card_labels(game: str) -> list[str]:
-    """Face labels that can be drawn for ``game``, in deck order.
-
-    Ducky Ducky's pads and duck tokens are not cards, so only its card faces and ``gift`` are
-    listed. Zero-count entries that still have a face (DUCK's red lifebelt sides) are kept.
-    """
-    deck = decks.deck(game)
-    if game == "ducky":
-        return [c.label for c in deck.cards if c.attrs.get("kind") in ("card", "gift")]
-    return list(deck.labels)
-
-
 def render_card(
     game: str, label: str, *, edition: str = "reference", width: int = 200, height: int = 300
 ) -> np.ndarray:

@@ -37,30 +37,15 @@ from ducktable.rules.grey import (
 from ducktable.rules.infer_grey import ZONE_KINDS, GreyInferrer, grey_zone, trick_zone
 from ducktable.rules.snapshot import seat_zone
 from ducktable.rules.stability import StabilityTracker
-
-from .layout import TableLayout, Zone, seat_layout
-from .table_script import Hand, ScriptResult, Stage, TableScript, replay_script
-from .table_video import FRAME_MS, BotGame, CameraFrames, oracle_snapshots, reads_cache
+from ducktable.sim.table_script import Hand, ScriptResult, Stage, TableScript, replay_script
+from ducktable.sim.table_video import FRAME_MS, BotGame, CameraFrames, oracle_snapshots, reads_cache
+from ducktable.vision.game_layouts import grey_layout
 
 MAX_GAP_FRAMES = 6
 """Moments of one step further apart than this are brought closer (the video stays short)."""
 RACE_GAP_FRAMES = 2
 """Two cards laid at different times appear at least this many frames apart: one misread
 frame must not turn a race around."""
-
-
-def grey_layout(players: int) -> TableLayout:
-    """Each seat's trick spot (a spread of slots for a play) and grey pile around the table,
-    placed like the default seat layout (the pile where DUCK has its discard pile)."""
-    cols = 5 if players <= 4 else 4
-    base = seat_layout("grey", players, (), reveal_cols=cols, reveal_rows=2)
-    rename = {"discard": "grey", "reveal": "trick"}
-    zones = []
-    for zone in base.zones:
-        head, _, kind = zone.name.partition(".")
-        zones.append(Zone(f"{head}.{rename.get(kind, kind)}", zone.x, zone.y, zone.w, zone.h, zone.kind,
-                          zone.cols, zone.rows))
-    return TableLayout(base.name, tuple(zones), base.size, base.markers)
 
 
 # ---- bot games with races ---------------------------------------------------------------------

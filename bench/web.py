@@ -22,11 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ducktable.device.demo import demo_players, next_event
+from ducktable.device.runloop import Appliance
+from ducktable.device.store import MatchStore
 from ducktable.rules.core import RandomBot
-
-from .demo import demo_players, next_event
-from .runloop import Appliance
-from .store import MatchStore
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Measure the card classifier and write its model card: ``python -m ducktable.vision.evaluate``.
+"""Measure the card classifier and write its model card: ``python -m ducktable.bench.evaluate``.
 
 Every figure in ``models/MODEL_CARD.md`` comes from here, on images drawn from seeds that
 training never used:
@@ -28,9 +28,10 @@ from typing import Any
 
 import cv2
 import numpy as np
+from ducktable.bench.cards import machine_yardstick_ms, processor_name
 from ducktable.rules.decks import BACK, UNKNOWN
-from ducktable.vision import augment, render
-from ducktable.vision.bench import machine_yardstick_ms, processor_name
+from ducktable.sim import render
+from ducktable.vision import augment
 from ducktable.vision.classify import (
     CardClassifier,
     Prototypes,
@@ -102,7 +103,8 @@ def scene_crops(n_scenes: int, seed: int, edition: str = "reference"
     Returns (crops, labels, number of true cards) — detections that match no true card (IoU
     < 0.5) are left out, which is what "accuracy of detected cards" means.
     """
-    from ducktable.vision import detect, scene
+    from ducktable.sim import scene
+    from ducktable.vision import detect
 
     crops, truth, total = [], [], 0
     for k in range(n_scenes):
@@ -448,7 +450,7 @@ card scores a crop by its nearest view.
 
 ## Data and training
 
-Only synthetic images: renders (`ducktable.vision.render`) of the reference edition{printings}
+Only synthetic images: renders (`ducktable.sim.render`) of the reference edition{printings}
 cut out as a detector would (corner jitter up to 3.5% of the size, misalignment, table showing at an edge,
 the crop locked onto a frame printed inside the card),
 turned 180° half the time, sometimes covered by a fingertip or reduced in resolution, then lit
@@ -462,7 +464,7 @@ one of them than to any of ours is rejected. The alternate edition and the stand
 are never used in training or calibration; thresholds are calibrated on 40 further invented
 decks.
 
-* Command: `{t.get('command', 'python -m ducktable.vision.train')}` (`make model` runs it with
+* Command: `{t.get('command', 'python -m ducktable.training.classifier')}` (`make model` runs it with
   the defaults: the same but 2 threads), seed
   {t.get('seed', 0)}, {t.get('steps', '?')} steps of {t.get('batch', '?')} crops
   ({t.get('samples', '?')} samples), {t.get('loss', '')}, AdamW with one-cycle schedule.
@@ -471,7 +473,7 @@ decks.
 * Network: 6 conv layers (3x3, BatchNorm, ReLU; 16-32-32-64-64-128 channels, four of them
   stride 2), a linear projection to the embedding, cosine classifier with CosFace margin.
 
-## Measured ({v.get('cpu', '')}, `python -m ducktable.vision.evaluate`)
+## Measured ({v.get('cpu', '')}, `python -m ducktable.bench.evaluate`)
 
 {table}
 
@@ -506,7 +508,7 @@ def _mark(values: dict[str, Any], key: str, target: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ducktable.vision.evaluate",
+    parser = argparse.ArgumentParser(prog="python -m ducktable.bench.evaluate",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, default=None)
     parser.add_argument("--quick", action="store_true", help="fewer images (a rough check)")

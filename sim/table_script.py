@@ -1,11 +1,11 @@
 """Game-neutral parts of the synthetic table videos: hands that change the table (several at
 once), button presses, and replaying a script through tracker -> inference -> engine.
 
-Why this module exists: :mod:`ducktable.vision.table_video` scripts DUCK, where every event is a
+Why this module exists: :mod:`ducktable.sim.table_video` scripts DUCK, where every event is a
 table change made by one hand at a time. Grey Duck and Duck Duck Bruce also have events nobody
 lays on the table (a Quack, a die roll: a person presses a button or taps the phone) and hands
 that act at the same moment (a grey slapped down while the next player lays cards, decided by
-which appeared first). This module adds both, keeping :class:`~ducktable.vision.table_video.Shot`
+which appeared first). This module adds both, keeping :class:`~ducktable.sim.table_video.Shot`
 as the frame truth, and replays such a script with a simulated person who presses the buttons
 when their event happens and enters what the camera left undecided, counting per event type
 what the camera got right alone.
@@ -23,8 +23,7 @@ from ducktable.rules import Event, State, make_game
 from ducktable.rules.infer_base import Inference, Inferrer, TableFollower
 from ducktable.rules.snapshot import TableSnapshot
 from ducktable.rules.stability import StabilityTracker
-
-from .table_video import (
+from ducktable.sim.table_video import (
     FRAME_MS,
     BotGame,
     Shot,

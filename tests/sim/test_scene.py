@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ducktable.vision import render
-from ducktable.vision.scene import (
+from ducktable.sim import render
+from ducktable.sim.scene import (
     CARD_ASPECT,
     Placement,
     card_quad,

@@ -2,7 +2,7 @@
 
 Why this module exists: the detector and classifier have measured targets (recall, precision,
 accuracy, false cards on empty tables, milliseconds per frame on one core, memory of
-``ducktable identify``). This renders seeded table scenes (:mod:`ducktable.vision.scene`), runs
+``ducktable identify``). This renders seeded table scenes (:mod:`ducktable.sim.scene`), runs
 the real pipeline and compares with the truth. It returns the figures and a report to print;
 it asserts nothing (CI runs a reduced detection check as a test instead).
 
@@ -28,11 +28,11 @@ from typing import Any
 
 import cv2
 import numpy as np
+from ducktable.sim.scene import TrueCard, render_scene
 from ducktable.vision.detect import detect_cards, quad_iou
 from ducktable.vision.locator import DETECTORS, load_locator
 from ducktable.vision.pipeline import CardReader, Classifies
 from ducktable.vision.reader import reading_view
-from ducktable.vision.scene import TrueCard, render_scene
 
 MATCH_IOU = 0.7
 CAPTURE_SIZE = (1920, 1080)
@@ -41,7 +41,7 @@ from the full picture (``ducktable.vision.reader.reading_view``); measured besid
 1280 x 720 tables."""
 EMPTY_SEED_OFFSET = 3_000_000
 """Empty tables are scene seeds from here on (until 2026-11-24 from 1,000,000, which became
-the card locator's training tables: :data:`ducktable.vision.train_locator.FIRST_SEED`)."""
+the card locator's training tables: :data:`ducktable.training.locator.FIRST_SEED`)."""
 SPEED_SEED_OFFSET = 2_000_000
 
 TARGETS = {

@@ -3,7 +3,7 @@
 Why this module exists: issue 5 asks that camera frames of a real game become the game's
 true event log. A bot game gives that truth; this module turns it into what a camera would see
 (a *script* of table contents frame by frame, with hands reaching over the zones being changed
-and now and then over others), renders the frames with :func:`ducktable.vision.scene.compose_table`
+and now and then over others), renders the frames with :func:`ducktable.sim.scene.compose_table`
 plus markers, hands and sensor noise, and runs them through detector -> classifier -> zones ->
 stability tracker -> inference -> engine, comparing what was applied with the truth.
 
@@ -17,7 +17,6 @@ the figures count how many events the camera got right alone, and any it got wro
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import random
@@ -39,9 +38,8 @@ from ducktable.rules.infer_base import Inferrer, TableFollower
 from ducktable.rules.infer_duck import DuckInferrer
 from ducktable.rules.snapshot import HIDDEN, CardRead, TableSnapshot, ZoneRead, middle_zone, seat_zone
 from ducktable.rules.stability import StabilityTracker
-
-from .layout import CARD_SCALE, CoverWatch, SeenCard, TableLayout, duck_layout, zone_reads
-from .pipeline import Classify, game_namer
+from ducktable.vision.frame_reader import FrameReader, model_classifier
+from ducktable.vision.layout import CARD_SCALE, TableLayout, duck_layout
 
 FPS = 15
 FRAME_MS = 1000 / FPS
@@ -242,7 +240,7 @@ def oracle_snapshots(shots: Sequence[Shot], labels: Sequence[str], *, misread: f
 # ---- rendering ----------------------------------------------------------------------------------
 
 class TableRenderer:
-    """Draws script frames: cards as :func:`~ducktable.vision.scene.compose_scene` draws them,
+    """Draws script frames: cards as :func:`~ducktable.sim.scene.compose_scene` draws them,
     plus markers, hands and per-frame noise.
 
     The camera view and the table's cover and light depend on the background seed alone, so
@@ -257,7 +255,7 @@ class TableRenderer:
                  capture_size: tuple[int, int] | None = None) -> None:
         """``capture_size``: take the pictures at this size instead of ``size`` (the same table
         and view, as a camera mode with more pixels sees it)."""
-        from . import scene
+        from ducktable.sim import scene
 
         self.game = game
         self.layout = layout
@@ -373,7 +371,7 @@ _MARKER_OVERLAYS: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
 def _marker_overlay(layout: TableLayout, homography: np.ndarray,
                     size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """The markers as seen by the camera (paint and where it lies); kept per view."""
-    from .calibrate import marker_image
+    from ducktable.vision.calibrate import marker_image
 
     w, h = size
     paint_all = np.zeros((h, w, 3), np.uint8)
@@ -455,73 +453,6 @@ def draw_hand(image: np.ndarray, target: tuple[float, float], rng: np.random.Gen
     roi += cover[..., None] * (paint - roi)
     image[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
     return mask
-
-
-# ---- reading frames -------------------------------------------------------------------------------
-
-class FrameReader:
-    """Frame -> TableSnapshot: detector, labels (classifier or truth), zones, covered zones."""
-
-    def __init__(self, layout: TableLayout, empty_table: np.ndarray, game: str,
-                 classify: Classify | None = None) -> None:
-        self.layout = layout
-        self.game = game
-        self.classify = classify
-        self.cover = CoverWatch(layout, empty_table)
-        self.seconds = {"detect": 0.0, "classify": 0.0, "zones": 0.0}
-
-    def read(self, frame: np.ndarray, ts: int, index: int, truth: Shot | None = None, *,
-             detail: np.ndarray | None = None) -> TableSnapshot:
-        """``detail``: the camera's full-resolution picture when ``frame`` is its reading view
-        (cards are cut from it, see :func:`~ducktable.vision.detect.detect_cards`)."""
-        from .detect import detect_cards
-
-        t0 = time.perf_counter()
-        found = detect_cards(frame, detail=detail)
-        t1 = time.perf_counter()
-        if self.classify is not None:
-            labels = self.classify(found)
-        else:
-            assert truth is not None, "without a classifier the true shot gives the labels"
-            labels = [self._true_label(d.quad, truth) for d in found]
-        t2 = time.perf_counter()
-        seen = [SeenCard(d.quad, lab, conf) for d, (lab, conf) in zip(found, labels, strict=True)]
-        covered = self.cover.covered(frame, [d.quad for d in found])
-        zones = zone_reads(self.layout, seen, covered)
-        t3 = time.perf_counter()
-        self.seconds["detect"] += t1 - t0
-        self.seconds["classify"] += t2 - t1
-        self.seconds["zones"] += t3 - t2
-        return TableSnapshot(ts, zones, index)
-
-    def _true_label(self, quad: np.ndarray, truth: Shot) -> tuple[str, float]:
-        centre = self.layout.to_table(quad.mean(axis=0, keepdims=True))[0]
-        zone = self.layout.zone_at(centre)
-        if zone is None:
-            return UNKNOWN, 0.1
-        cards = truth.contents().get(zone.name, ())
-        if not cards:
-            return UNKNOWN, 0.1
-        if zone.kind == "pile":
-            return cards[-1], 0.95
-        spots = zone.slot_centres()
-        dist = [math.hypot(centre[0] - x, centre[1] - y) for x, y in spots[:len(cards)]]
-        k = int(np.argmin(dist))
-        return (cards[k], 0.95) if dist[k] < 30 else (UNKNOWN, 0.1)
-
-
-def model_classifier(game: str) -> Classify:
-    """The shipped classifier, limited to ``game``'s deck, as a detections -> (label, conf)
-    function (with the second look of :func:`~.pipeline.name_detections`)."""
-    return game_namer(_shipped_model(), game)
-
-
-@functools.lru_cache(maxsize=1)
-def _shipped_model() -> Any:
-    """Loaded once per process: every replayed game reads with the same model."""
-    from .classify import CardClassifier
-
-    return CardClassifier.load()
 
 
 # ---- replay and comparison ----------------------------------------------------------------------
@@ -722,8 +653,8 @@ class CameraFrames:
         yield from reads
 
     def _read(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
-        from .calibrate import calibrate_from_markers
-        from .reader import reading_view
+        from ducktable.vision.calibrate import calibrate_from_markers
+        from ducktable.vision.reader import reading_view
 
         game = self.game
         renderer = TableRenderer(game, self.layout, background_seed=self.seed, tilt_deg=self.tilt_deg,
@@ -777,7 +708,7 @@ def _reads_tag(labels: str) -> str:
     """Names what gave the labels: the true ones, or which classifier (by its checksum)."""
     if labels != "model":
         return labels
-    from .classify import default_model_path, read_manifest
+    from ducktable.vision.classify import default_model_path, read_manifest
 
     return "model-" + read_manifest(default_model_path()).sha256[:10]
 

@@ -1,8 +1,8 @@
-"""Train the card locator on rendered tables and ship it: ``python -m ducktable.vision.train_locator``.
+"""Train the card locator on rendered tables and ship it: ``python -m ducktable.training.locator``.
 
 Why it is built this way:
 
-* **Only rendered tables** (:func:`ducktable.vision.scene.render_scene`, the bench's kind of
+* **Only rendered tables** (:func:`ducktable.sim.scene.render_scene`, the bench's kind of
   scene: 4-20 cards of one game, any surface, clutter and hands, a few empty tables), from
   seeds no benchmark or test reads. Rendering costs more than a training step, so each
   table is rendered once, shrunk as the locator shrinks frames, and reused every epoch, flipped
@@ -51,7 +51,7 @@ more cards and more false ones)."""
 def rendered_example(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Training table ``seed`` as the network sees it: the shrunk frame (BGR uint8) and its
     cards' corners in its pixels (n x 4 x 2 float32, clockwise)."""
-    from ducktable.vision.scene import render_scene
+    from ducktable.sim.scene import render_scene
 
     scene = render_scene(seed, empty=seed % EMPTY_EVERY == 0)
     h, w = scene.image.shape[:2]
@@ -299,7 +299,7 @@ def write_manifest(model_path: Path, threshold: float, training: dict[str, Any])
 
 # ---- command line ----------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ducktable.vision.train_locator",
+    parser = argparse.ArgumentParser(prog="python -m ducktable.training.locator",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent
                         / "models", help="folder for the model and its manifest")
@@ -330,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         export_onnx(net, draft)
         model_path.write_bytes(draft.read_bytes())
     write_manifest(model_path, THRESHOLD, {
-        "command": f"python -m ducktable.vision.train_locator --tables {args.tables} "
+        "command": f"python -m ducktable.training.locator --tables {args.tables} "
                    f"--first-tables {args.first_tables} --epochs {args.epochs} "
                    f"--seed {args.seed}",
         "tables": args.tables, "seconds": round(time.perf_counter() - start)})

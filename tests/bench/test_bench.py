@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ducktable.vision import bench
-from ducktable.vision.bench import CAPTURE_SIZE, EMPTY_SEED_OFFSET, Tally, parallel_checks, pipeline_check
+from ducktable.bench import cards as bench
+from ducktable.bench.cards import CAPTURE_SIZE, EMPTY_SEED_OFFSET, Tally, parallel_checks, pipeline_check
+from ducktable.sim.scene import render_scene
 from ducktable.vision.classify import CardClassifier
 from ducktable.vision.locator import DETECTORS, load_locator
 from ducktable.vision.pipeline import CardReader
-from ducktable.vision.scene import render_scene
 
 
 @pytest.mark.parametrize("detector", DETECTORS)

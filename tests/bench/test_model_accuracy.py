@@ -1,7 +1,7 @@
 """A reduced run of the model card's benchmark on freshly rendered images, with the shipped model.
 
 A retrained model that reads worse, rejects less or enrols worse fails here. The full figures
-(``python -m ducktable.vision.evaluate``) are in models/MODEL_CARD.md; the bounds below sit a
+(``python -m ducktable.bench.evaluate``) are in models/MODEL_CARD.md; the bounds below sit a
 little under them because these samples are smaller.
 """
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ducktable.vision import evaluate, render
-from ducktable.vision.bench import pipeline_check
+from ducktable.bench import evaluate
+from ducktable.bench.cards import pipeline_check
+from ducktable.sim import render
 from ducktable.vision.classify import CardClassifier, default_model_path
 from ducktable.vision.enroll import detector_finder
 from ducktable.vision.locator import DETECTORS, load_locator

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 from ducktable.rules import decks
-from ducktable.vision import render
+from ducktable.sim import render
 
 SIZES = {"duck": 38, "bruce": 41, "grey": 18, "sitting": 30, "ducky": 11, "standard52": 52}
 

@@ -19,37 +19,9 @@ from ducktable.rules.bruce import DECK_COUNTS, BruceState, GreedyBot
 from ducktable.rules.decks import BACK
 from ducktable.rules.infer_bruce import DISCARD, DRAW, ROW, STEAL, BruceInferrer, nest_zone
 from ducktable.rules.stability import StabilityTracker
-
-from .layout import SLOT_H, SLOT_W, TABLE_SIZE, TableLayout, Zone, corner_markers
-from .table_script import ScriptResult, Stage, TableScript, replay_script
-from .table_video import BotGame, CameraFrames, oracle_snapshots, reads_cache
-
-ROW_SLOTS = 10  # one duck of every colour at most, then a double duck must follow (BRUCE-T3)
-STEAL_SLOTS = 3  # a raid moves at most three cards (BRUCE-T4)
-
-
-def bruce_layout(players: int) -> TableLayout:
-    """Nests along the top and bottom edges (seats clockwise: bottom row right to left, then the
-    top row left to right); draw pile, row and discard pile across the middle; the steal area
-    below the row."""
-    w, h = TABLE_SIZE
-    bottom = (players + 1) // 2
-    top = players - bottom
-    order = [("bottom", bottom - 1 - i, bottom) for i in range(bottom)] + [("top", i, top) for i in range(top)]
-    rows_y = {"top": 56.0, "bottom": h - 56.0 - SLOT_H}
-    zones: list[Zone] = []
-    for seat, (row, index, count) in enumerate(order):
-        gap = (w - count * SLOT_W) / (count + 1)
-        zones.append(Zone(nest_zone(seat), gap + index * (SLOT_W + gap), rows_y[row], SLOT_W, SLOT_H))
-    mid_y = h / 2 - SLOT_H / 2 - 50
-    row_w = SLOT_W * ROW_SLOTS
-    row_x = w / 2 - row_w / 2
-    zones.append(Zone(DRAW, row_x - 40 - SLOT_W, mid_y, SLOT_W, SLOT_H))
-    zones.append(Zone(ROW, row_x, mid_y, row_w, SLOT_H, "spread", ROW_SLOTS, 1))
-    zones.append(Zone(DISCARD, row_x + row_w + 40, mid_y, SLOT_W, SLOT_H))
-    zones.append(Zone(STEAL, w / 2 - SLOT_W * STEAL_SLOTS / 2, mid_y + SLOT_H + 12, SLOT_W * STEAL_SLOTS,
-                      SLOT_H, "spread", STEAL_SLOTS, 1))
-    return TableLayout(f"bruce-{players}", tuple(zones), TABLE_SIZE, corner_markers())
+from ducktable.sim.table_script import ScriptResult, Stage, TableScript, replay_script
+from ducktable.sim.table_video import BotGame, CameraFrames, oracle_snapshots, reads_cache
+from ducktable.vision.game_layouts import bruce_layout
 
 
 def bruce_bot_game(seed: int, players: int = 3, options: Mapping[str, Any] | None = None) -> BotGame:

@@ -1,0 +1,1 @@
+"""ducktable.sim: the synthetic table - rendered cards and tables, bot games filmed and replayed."""
