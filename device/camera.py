@@ -468,7 +468,7 @@ def _read_image(path: Path) -> np.ndarray | None:
 
 
 class SyntheticSource(BaseSource):
-    """Rendered table scenes (vision.scene), for demos and tests without a camera.
+    """Rendered table scenes (sim.scene), for demos and tests without a camera.
 
     By default frame *i* is ``render_scene(seed + i)``; pass ``render`` (index -> BGR image) to
     show something else, e.g. a simulated game drawn with ``compose_table``. ``frames`` limits

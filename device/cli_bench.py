@@ -78,7 +78,7 @@ def _run_vision(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- web live updates (device/bench_web.py) -----------------------------------------------------
+# ---- web live updates (bench/web.py) --------------------------------------------------------
 
 
 def _web_options(p: argparse.ArgumentParser) -> None:
@@ -89,7 +89,7 @@ def _web_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_web(args: argparse.Namespace) -> int:
-    from .bench_web import run_web_bench
+    from ducktable.bench.web import run_web_bench
 
     if args.clients < 1 or args.events < 1 or args.interval < 0:
         raise UserError("--clients and --events must be at least 1, --interval not negative")

@@ -288,7 +288,7 @@ def test_the_session_is_created_once(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_runtime_never_imports_torch() -> None:
     code = ("import sys, numpy as np\n"
             "from ducktable.vision.classify import CardClassifier\n"
-            "from ducktable.vision import render\n"
+            "from ducktable.sim import render\n"
             "clf = CardClassifier.load()\n"
             "print(clf.classify([render.render_card('duck', 'towel')])[0].label)\n"
             "print('torch' in sys.modules)\n")
