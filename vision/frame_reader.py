@@ -44,7 +44,7 @@ class FrameReader:
              detail: np.ndarray | None = None) -> TableSnapshot:
         """``detail``: the camera's full-resolution picture when ``frame`` is its reading view
         (cards are cut from it, see :func:`~ducktable.vision.detect.detect_cards`)."""
-        from ducktable.vision.detect import detect_cards
+        from .detect import detect_cards
 
         t0 = time.perf_counter()
         found = detect_cards(frame, detail=detail)
@@ -89,6 +89,6 @@ def model_classifier(game: str) -> Classify:
 @functools.lru_cache(maxsize=1)
 def _shipped_model() -> Any:
     """Loaded once per process: every replayed game reads with the same model."""
-    from ducktable.vision.classify import CardClassifier
+    from .classify import CardClassifier
 
     return CardClassifier.load()

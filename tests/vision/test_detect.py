@@ -15,9 +15,20 @@ import pytest
 from ducktable.bench.cards import detection_check, match
 from ducktable.sim.render import render_back, render_card
 from ducktable.sim.scene import Placement, card_quad, compose_scene, render_scene
-from ducktable.vision import detect
+from ducktable.vision import detect, detect_candidates, detect_checks, detect_choose, detect_edges, detect_shapes
 from ducktable.vision.detect import CROP_SIZE, Detection, crop_card, detect_cards, quad_iou
 from ducktable.vision.reader import reading_view
+
+DETECTOR_MODULES = (detect, detect_shapes, detect_edges, detect_checks, detect_candidates, detect_choose)
+
+
+def patch_detector(monkeypatch: pytest.MonkeyPatch, name: str, value: object) -> None:
+    """Replace ``name`` in every detector module that uses it (the detector is split over several
+    modules, each importing what it calls)."""
+    modules = [m for m in DETECTOR_MODULES if hasattr(m, name)]
+    assert modules, f"no detector module has {name}"
+    for module in modules:
+        monkeypatch.setattr(module, name, value)
 
 
 def plain_table(colour: tuple[int, int, int], size: tuple[int, int] = (640, 480)) -> np.ndarray:
@@ -140,26 +151,24 @@ def test_cards_cut_short_at_a_line_across_their_face_are_extended_to_their_whole
     face (the wave band of DUCK and Sitting Ducks cards, a printed frame): its sides run on past
     it, so it is extended to the next edge that makes it about as large as the cards beside
     it. Without that step (the identity below) each of these is missed."""
-    from ducktable.vision import detect
 
     scene = render_scene(seed)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.8
-    monkeypatch.setattr(detect, "_whole", lambda cards, *args: cards)
+    patch_detector(monkeypatch, "_whole", lambda cards, *args: cards)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
 
 
 def test_four_touching_cards_two_by_two_are_split_into_four(monkeypatch: pytest.MonkeyPatch) -> None:
     """Benchmark scene 124: four cards lie two by two, touching, and their joint outline is
     card-shaped; both middle lines run right across it, so it is cut into four."""
-    from ducktable.vision import detect
 
     scene = render_scene(124)
     block = (3, 4, 10, 14)
     assert min(best_match(detect_cards(scene.image), scene.cards[i].quad) for i in block) > 0.8
-    splits = detect._splits
-    monkeypatch.setattr(detect, "_splits", lambda *args: [w for w in splits(*args) if len(w) != 4])
-    monkeypatch.setattr(detect, "LARGEST_SHARE", math.inf)  # nor dropped for its size
-    monkeypatch.setattr(detect, "_halves", lambda *args: [])  # nor halved
+    splits = detect_candidates._splits
+    patch_detector(monkeypatch, "_splits", lambda *args: [w for w in splits(*args) if len(w) != 4])
+    patch_detector(monkeypatch, "LARGEST_SHARE", math.inf)  # nor dropped for its size
+    patch_detector(monkeypatch, "_halves", lambda *args: [])  # nor halved
     whole_block = [d for d in detect_cards(scene.image)
                    if all(quad_iou(d.quad, scene.cards[i].quad) > 0.15 for i in block)]
     assert len(whole_block) == 1  # without the cut: one "card" over all four
@@ -169,11 +178,10 @@ def test_an_outline_round_a_group_of_cards_gives_way_to_the_cards(monkeypatch: p
     """Benchmark scene 282: four cards lie in a loose square, touching; their joint outline is
     card-shaped and well edged, but four times the size of the other cards on the table. It is
     dropped, and three of the four are then completed from its corners."""
-    from ducktable.vision import detect
 
     scene = render_scene(282)
     found = [best_match(detect_cards(scene.image), scene.cards[i].quad) > 0.7 for i in (6, 7, 9)]
-    monkeypatch.setattr(detect, "LARGEST_SHARE", math.inf)
+    patch_detector(monkeypatch, "LARGEST_SHARE", math.inf)
     before = [best_match(detect_cards(scene.image), scene.cards[i].quad) > 0.7 for i in (6, 7, 9)]
     assert found == [True, True, True] and before == [False, False, False]
 
@@ -207,7 +215,7 @@ def test_a_card_cut_so_short_that_it_looks_square_is_extended_too(
     are kept aside and become cards only once extended."""
     scene = render_scene(seed)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.8
-    monkeypatch.setattr(detect, "_squat", lambda *args: False)
+    patch_detector(monkeypatch, "_squat", lambda *args: False)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
 
 
@@ -268,11 +276,10 @@ def test_a_card_is_not_grown_across_its_neighbours_paper() -> None:
 def test_a_card_as_large_as_its_neighbours_is_not_extended(monkeypatch: pytest.MonkeyPatch) -> None:
     """Touching cards in a row also have sides that run on past a corner; a card about the
     size of the cards beside it is whole, so nothing is tried on it."""
-    from ducktable.vision import detect
 
     asked = []
-    cut_short = detect._cut_short
-    monkeypatch.setattr(detect, "_cut_short", lambda quad, grads: asked.append(quad) or cut_short(quad, grads))
+    cut_short = detect_choose._cut_short
+    patch_detector(monkeypatch, "_cut_short", lambda quad, grads: asked.append(quad) or cut_short(quad, grads))
     scene = render_scene(213)  # touching rows of Ducky Ducky cards, all found whole
     found = detect_cards(scene.image)
     matched, missed = match(scene.cards, [d.quad for d in found])
@@ -328,10 +335,10 @@ def test_a_rounded_corner_cut_off_by_the_polygon_is_made_whole_again() -> None:
     """A card's corner traced with a short chamfer between its two sides is one corner where
     the sides meet; a short edge between sides at a slant stays."""
     chamfered = np.array([[0, 3], [3, 0], [60, 0], [60, 90], [0, 90]], np.float32)
-    assert np.allclose(detect._without_chamfers(chamfered),
+    assert np.allclose(detect_choose._without_chamfers(chamfered),
                        [[0, 0], [60, 0], [60, 90], [0, 90]], atol=1e-4)
     slanted = np.array([[0, 0], [40, 0], [45, 5], [80, 30], [0, 60]], np.float32)
-    assert np.array_equal(detect._without_chamfers(slanted), slanted)
+    assert np.array_equal(detect_choose._without_chamfers(slanted), slanted)
 
 
 @pytest.mark.parametrize("seed", [56, 104])
@@ -374,7 +381,7 @@ def test_crop_card_maps_the_quad_corners_to_the_crop_corners() -> None:
 def test_fast_median_gives_numpy_median_exactly() -> None:
     """The detector's sort-based median must not move any decision: same values as numpy's,
     odd and even counts, along either axis."""
-    from ducktable.vision.detect import _median
+    from ducktable.vision.detect_shapes import _median
 
     rng = np.random.default_rng(3)
     for rows, cols in ((7, 10), (8, 11), (1, 5), (30, 2)):
@@ -447,25 +454,24 @@ def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are
 
     from ducktable.sim.table_video import TableRenderer
     from ducktable.sim.table_video_bruce import bruce_bot_game, bruce_layout, bruce_script
-    from ducktable.vision import detect
 
     script = bruce_script(bruce_bot_game(12, 3), random.Random(12))
     renderer = TableRenderer("bruce", bruce_layout(3), background_seed=12)
     frame = renderer.frame(script.shots[600], 600)
     tries = []
-    snap = detect._snap
+    snap = detect_edges._snap
 
     def counted(quad: np.ndarray, grads: object, reach_frac: float = 0.05) -> object:
-        tries.append(reach_frac == detect.CORNER_REACH)
+        tries.append(reach_frac == detect_choose.CORNER_REACH)
         return snap(quad, grads, reach_frac)
 
-    monkeypatch.setattr(detect, "_snap", counted)
+    patch_detector(monkeypatch, "_snap", counted)
     bounded = detect_cards(frame)
-    least, most = detect.MAX_CORNER_TRIES, detect.MAX_CORNER_TRIES + 3 * detect.MAX_FAR_SIDE_TRIES
+    least, most = detect_choose.MAX_CORNER_TRIES, detect_choose.MAX_CORNER_TRIES + 3 * detect_choose.MAX_FAR_SIDE_TRIES
     assert least <= sum(tries) <= most
     tries.clear()
-    monkeypatch.setattr(detect, "MAX_CORNER_TRIES", 10_000)
-    monkeypatch.setattr(detect, "MAX_FAR_SIDE_TRIES", 10_000)
+    patch_detector(monkeypatch, "MAX_CORNER_TRIES", 10_000)
+    patch_detector(monkeypatch, "MAX_FAR_SIDE_TRIES", 10_000)
     unbounded = detect_cards(frame)
     assert sum(tries) > 2 * most
     truth = renderer.card_quads(script.shots[600])
@@ -474,7 +480,7 @@ def test_a_checked_cloth_offers_hundreds_of_corners_but_only_the_best_shaped_are
 
 
 def test_contour_boxes_are_measured_as_opencv_measures_them_and_bound_their_hulls() -> None:
-    from ducktable.vision.detect import _contour_bounds
+    from ducktable.vision.detect_candidates import _contour_bounds
 
     edges = cv2.Canny(render_scene(7).image, 20, 50)
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
@@ -742,14 +748,14 @@ def test_paper_just_inside_a_corner_tells_a_card_from_a_coloured_patch() -> None
     card = np.array([[100, 100], [220, 100], [220, 280], [100, 280]], np.float32)
     image = lay_card(table, render_card("duck", "red-3"), card)
     image[100:280, 350:470] = (0, 140, 255)  # an orange note the size of a card
-    grads = detect._Gradients(image)
+    grads = detect_edges._Gradients(image)
     right, down = np.array([1, 0], np.float32), np.array([0, 1], np.float32)
-    corners = [detect._Corner(np.array(at, np.float32), right, down, 120.0, 180.0)
+    corners = [detect_choose._Corner(np.array(at, np.float32), right, down, 120.0, 180.0)
                for at in ((100, 100), (350, 100))]
-    on_card, on_note = detect._corner_paperness(corners, grads).tolist()
+    on_card, on_note = detect_choose._corner_paperness(corners, grads).tolist()
     assert on_card >= 0.8
     assert on_note <= 0.5
-    assert on_card - on_note > detect.CORNER_GATE_SLACK
+    assert on_card - on_note > detect_choose.CORNER_GATE_SLACK
 
 
 @pytest.mark.parametrize("seed", [525, 530])
@@ -769,13 +775,13 @@ def test_thousands_of_corners_are_measured_at_once() -> None:
     32,767 rows of sample points): each is measured as it is alone."""
     image = plain_table((40, 90, 40))
     image[100:280, 100:220] = 250
-    grads = detect._Gradients(image)
+    grads = detect_edges._Gradients(image)
     right, down = np.array([1, 0], np.float32), np.array([0, 1], np.float32)
-    corners = [detect._Corner(np.array((100 + i % 7, 100 + i % 5), np.float32), right, down,
+    corners = [detect_choose._Corner(np.array((100 + i % 7, 100 + i % 5), np.float32), right, down,
                               120.0, 180.0) for i in range(3000)]
-    many = detect._corner_paperness(corners, grads)
+    many = detect_choose._corner_paperness(corners, grads)
     assert many.shape == (3000,)
-    assert np.array_equal(many[:35], detect._corner_paperness(corners[:35], grads))
+    assert np.array_equal(many[:35], detect_choose._corner_paperness(corners[:35], grads))
     assert many.min() >= 0.8
 
 
@@ -788,7 +794,7 @@ def test_a_card_kept_cut_short_gives_way_to_its_whole_outline(
     counts as another card (without that, the identity below, each of these is missed)."""
     scene = render_scene(seed)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.8
-    monkeypatch.setattr(detect, "_cut_piece", lambda *args: False)
+    patch_detector(monkeypatch, "_cut_piece", lambda *args: False)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
 
 
@@ -799,11 +805,11 @@ def test_an_extension_never_replaces_a_larger_card(monkeypatch: pytest.MonkeyPat
     scene = render_scene(793)
     assert best_match(detect_cards(scene.image), scene.cards[12].quad) > 0.8
 
-    def piece_of_any_size(card: detect._Found, whole: detect._Found, usual: float) -> bool:
-        return bool(card.area < detect.WHOLE_SHARE * usual
-                    and detect._intersection(whole.quad, card.quad) >= 0.75 * card.area)
+    def piece_of_any_size(card: detect_shapes._Found, whole: detect_shapes._Found, usual: float) -> bool:
+        return bool(card.area < detect_choose.WHOLE_SHARE * usual
+                    and detect_shapes._intersection(whole.quad, card.quad) >= 0.75 * card.area)
 
-    monkeypatch.setattr(detect, "_cut_piece", piece_of_any_size)
+    patch_detector(monkeypatch, "_cut_piece", piece_of_any_size)
     assert best_match(detect_cards(scene.image), scene.cards[12].quad) < 0.7
 
 
@@ -817,7 +823,7 @@ def test_a_whole_card_seen_squat_is_kept(seed: int, index: int,
     is missed)."""
     scene = render_scene(seed)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.9
-    monkeypatch.setattr(detect, "_whole_but_squat", lambda *args: False)
+    patch_detector(monkeypatch, "_whole_but_squat", lambda *args: False)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
 
 
@@ -833,7 +839,7 @@ def test_the_panels_of_one_card_are_not_touching_cards(
     found = detect_cards(scene.image)
     matched, missed = match(scene.cards, [d.quad for d in found])
     assert index not in missed and len(found) == len(matched)
-    monkeypatch.setattr(detect, "_panelled", lambda grouped, cards: cards)
+    patch_detector(monkeypatch, "_panelled", lambda grouped, cards: cards)
     found = detect_cards(scene.image)
     matched, missed = match(scene.cards, [d.quad for d in found])
     assert index in missed and len(found) - len(matched) == false_without
@@ -859,7 +865,7 @@ def test_an_outline_inside_a_loose_one_that_lost_gets_its_chance(
     identity below, the card is missed)."""
     scene = render_scene(seed)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) > 0.9
-    monkeypatch.setattr(detect, "_inner_outlines_back", lambda chosen, held: chosen)
+    patch_detector(monkeypatch, "_inner_outlines_back", lambda chosen, held: chosen)
     assert best_match(detect_cards(scene.image), scene.cards[index].quad) < 0.7
 
 
@@ -887,10 +893,10 @@ def test_two_touching_cards_are_parted_though_a_shadow_darkens_one_side(
     found = detect_cards(scene.image)
     assert min(best_match(found, scene.cards[i].quad) for i in (14, 18)) > 0.85
 
-    def light_all_round(quad: np.ndarray, other: np.ndarray, grads: detect._Gradients) -> bool:
-        sides = np.median(detect._margin_levels(quad, grads)[0], axis=1)
+    def light_all_round(quad: np.ndarray, other: np.ndarray, grads: detect_edges._Gradients) -> bool:
+        sides = np.median(detect_edges._margin_levels(quad, grads)[0], axis=1)
         return bool(sides.min() >= 0.85 * np.median(sides))
 
-    monkeypatch.setattr(detect, "_light_along_cut", light_all_round)
+    patch_detector(monkeypatch, "_light_along_cut", light_all_round)
     found = detect_cards(scene.image)
     assert max(best_match(found, scene.cards[i].quad) for i in (14, 18)) < 0.7
