@@ -1,5 +1,8 @@
 """The match log store: every match's events, kept durably in SQLite.
 
+One file because it is the one place that writes the user's data: the schema, its migrations,
+the transactions and the read API change together, and durability is checked in one place.
+
 Why this module exists: a match is event-sourced (game + options + seats + an append-only list
 of events), and the events are the user's data. This store is the one place that writes them.
 An event is acknowledged (``submit`` returns a legal verdict) only after its transaction is

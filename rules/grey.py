@@ -1,5 +1,8 @@
 """Grey Duck (greyduck.dmagy.com): a climbing trick game with out-of-turn grey ducks (GREY-*).
 
+One game, one file, as OpenSpiel's games: the rule texts, the game, its state (swaps, tricks and
+the grey races) and the bots read top to bottom as one rulebook, in the order every engine keeps.
+
 The engine follows the ``GREY-*`` rules of the project's catalogue (``RULE_TEXTS`` below).
 Seats sit clockwise in index order: seat ``s + 1`` sits at seat ``s``'s left, so play passes
 ``s -> s + 1``. A hand is: ``deal`` (chance) -> the swap (from hand 2: ``swap_pass``,

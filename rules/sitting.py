@@ -1,6 +1,9 @@
 """Sitting Ducks (Keith Meyers, AMIGO 2006): a shooting-gallery line of six cards fed from a
 face-down pond, target cards lying on the six positions, and fifteen kinds of action card.
 
+One game, one file, as OpenSpiel's games: fifteen action cards make a long rulebook, but it is one
+rulebook, and its rule texts, gallery, state and bots read top to bottom in the engine order.
+
 The engine follows the ``SIT-*`` rules of the project's catalogue (``RULE_TEXTS`` below). The
 file keeps the usual engine order: constants and rule texts, the public table picture
 (:class:`Gallery`: immutable, so a bot can try an action without copying the whole state),

@@ -1,5 +1,8 @@
 """The card detector: corner quads and upright crops on any table, any rotation, cards touching.
 
+One file for the one detector, though its code is split over vision/detect*.py: each test names
+the table picture and the step of the search it guards, and they share the scenes and helpers.
+
 The last test is CI's reduced detection check: 30 seeded synthetic scenes (the benchmark's
 set, ``ducktable bench vision``, uses 500); a detector change that loses cards fails it.
 """
