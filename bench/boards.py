@@ -56,7 +56,7 @@ def run_board_bench(n_frames: int = 200, seed: int = 0, *, hands: float = 0.3,
                     out: TextIO | None = None) -> dict[str, Any]:
     """Render ``n_frames`` random boards (half river, half line), calibrate each from its markers,
     read it and compare with the truth. Prints and returns per-cell river accuracy, per-log
-    accuracy, per-position line accuracy and milliseconds per read (issue 5 target: 99.5%)."""
+    accuracy, per-position line accuracy and milliseconds per read (target: 99.5%)."""
     river, logs, line = BoardTally(), BoardTally(), BoardTally()
     seconds = {"river": 0.0, "line": 0.0}
     failed_calibrations = 0
@@ -123,7 +123,7 @@ def run_game_bench(n_games: int = 20, seed: int = 0, *, misread: float = 0.02,
     """Follow ``n_games`` bot games of each kind from oracle snapshots (true zone contents, with
     ``misread`` of the zone reads per frame wrong) and compare with the true logs. Prints and
     returns, per game, how many games ended with the exact true result, how many events the
-    camera applied that the truth does not have (issue 5 target: none), and how many it applied
+    camera applied that the truth does not have (target: none), and how many it applied
     alone or a person had to enter."""
     result: dict[str, Any] = {"games": n_games, "misread": misread, "targets": GAME_TARGETS}
     for game in games:

@@ -1,4 +1,4 @@
-"""How well and how fast the card camera reads synthetic tables: the figures the issue asks for.
+"""How well and how fast the card camera reads synthetic tables: the figures docs/benchmarks.md reports.
 
 Why this module exists: the detector and classifier have measured targets (recall, precision,
 accuracy, false cards on empty tables, milliseconds per frame on one core, memory of
@@ -37,7 +37,7 @@ from ducktable.vision.reader import reading_view
 MATCH_IOU = 0.7
 CAPTURE_SIZE = (1920, 1080)
 """The Pi camera's main stream: the table reader searches it at 1280 x 720 and cuts the cards
-from the full picture (``ducktable.vision.reader.reading_view``); measured besides the issue's
+from the full picture (``ducktable.vision.reader.reading_view``); measured besides the
 1280 x 720 tables."""
 EMPTY_SEED_OFFSET = 3_000_000
 """Empty tables are scene seeds from here on (until 2026-11-24 from 1,000,000, which became
@@ -366,7 +366,7 @@ def run(
 
 
 def report(figures: dict[str, Any]) -> str:
-    """The figures as lines for a terminal, each with its target where the issue sets one."""
+    """The figures as lines for a terminal, each with its target where it has one."""
     def mark(name: str, ok: bool) -> str:
         return f"   (target {'met' if ok else 'NOT met'}: {_target_text(name)})"
 

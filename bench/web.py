@@ -1,6 +1,6 @@
 """Load check of the live scoreboard: many phones on Server-Sent Events, how late events arrive.
 
-Why this module exists: the issue asks that 30 phones watching one table each see an event
+Why this module exists: 30 phones watching one table must each see an event
 within 1 s (95th percentile). This starts the real server (waitress, the real store on a
 temporary database) on loopback, opens ``clients`` live streams, has bots submit ``events``
 DUCK events, and measures for every (phone, event) the time from the start of ``submit`` to

@@ -1,6 +1,6 @@
 """``ducktable bench``: benchmarks that print figures (they assert nothing; tests do that).
 
-Why this module exists: the issue's speed and accuracy targets are measured, not unit-tested.
+Why this module exists: the speed and accuracy targets (docs/benchmarks.md) are measured, not unit-tested.
 Each benchmark is one entry in ``BENCHMARKS`` - a name, a one-line help, a function adding its
 options and a function running it - so a new benchmark joins by adding an entry; ``bench all``
 runs every one with its defaults.

@@ -1,7 +1,7 @@
 """Synthetic videos of whole bot games at a table, and replaying them through the camera path.
 
-Why this module exists: issue 5 asks that camera frames of a real game become the game's
-true event log. A bot game gives that truth; this module turns it into what a camera would see
+Why this module exists: camera frames of a real game must become the game's true event
+log. A bot game gives that truth; this module turns it into what a camera would see
 (a *script* of table contents frame by frame, with hands reaching over the zones being changed
 and now and then over others), renders the frames with :func:`ducktable.sim.scene.compose_table`
 plus markers, hands and sensor noise, and runs them through detector -> classifier -> zones ->

@@ -1,6 +1,6 @@
 """Synthetic table videos of Duck Duck Bruce bot games, replayed through the camera path.
 
-Why this module exists: issue 5 asks that a whole bot game, filmed, becomes the game's true
+Why this module exists: a whole bot game, filmed, must become the game's true
 event log. This module lays out a Bruce table (:func:`bruce_layout`), turns a bot game into what
 a camera sees and what a person presses (:func:`bruce_script`, following the table convention of
 :mod:`ducktable.rules.infer_bruce`: the row grows card by card, kept rows go to a nest, double

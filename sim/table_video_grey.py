@@ -1,7 +1,7 @@
 """Synthetic table videos of Grey Duck bot games, grey races included, replayed through the
 camera path.
 
-Why this module exists: issue 5 asks that a whole bot game, filmed, becomes the game's true
+Why this module exists: a whole bot game, filmed, must become the game's true
 event log, with Grey Duck's races decided from the frames' timestamps. This module lays out a
 Grey Duck table (:func:`grey_layout`), plays a bot game with racing greys on a seeded clock
 (:func:`grey_bot_game`), turns it into what a camera sees and a person presses

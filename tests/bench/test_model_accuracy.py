@@ -69,7 +69,7 @@ def test_a_deck_neither_trained_nor_enrolled_is_rejected(classifier: CardClassif
 
 def test_an_unseen_printing_is_read_after_two_photos_per_card(classifier: CardClassifier
                                                              ) -> None:
-    """Issue 7: the alternate edition (never trained on) after enrolling two photos per card;
+    """The alternate edition (never trained on) after enrolling two photos per card;
     DUCK is in, whose italic serif numerals were the hardest to enrol."""
     right = total = 0
     for game in ("duck", "grey", "ducky"):

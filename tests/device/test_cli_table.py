@@ -1,4 +1,4 @@
-"""``ducktable replay-video``, ``calibrate`` and ``bench`` for every game kind (issue 5): one
+"""``ducktable replay-video``, ``calibrate`` and ``bench`` for every game kind: one
 summary format, clear messages for what cannot be done, layouts for all five games."""
 
 from __future__ import annotations

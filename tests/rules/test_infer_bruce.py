@@ -1,4 +1,4 @@
-"""Duck Duck Bruce events inferred from table snapshots (issue 5).
+"""Duck Duck Bruce events inferred from table snapshots.
 
 Hand-made frames lay cards as players would by the convention in ``rules/infer_bruce.py`` (draw
 pile, row, discard pile and steal area in the middle, a nest per seat); every frame is 66 ms.
@@ -162,7 +162,7 @@ def test_bruce_script_changes_the_table_only_under_a_hand_and_ends_with_the_game
 
 
 def test_BRUCE_oracle_replay_of_20_bot_games_reproduces_scores_with_no_wrong_event():
-    """Issue 5 end to end (oracle snapshots, 2% misread cards): >= 95% of whole games end with
+    """End to end (oracle snapshots, 2% misread cards): >= 95% of whole games end with
     the true scores and no camera event is ever applied that the true log does not contain."""
     results = [table_video_bruce.oracle_replay(seed) for seed in range(20)]
     assert all(r.wrong_applied == 0 for r in results), [r.first_problem for r in results if r.first_problem]

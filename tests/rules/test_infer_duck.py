@@ -1,4 +1,4 @@
-"""DUCK events inferred from hand-made table snapshots (issue 5, part 4).
+"""DUCK events inferred from hand-made table snapshots.
 
 Each test lays cards as players would (the convention in ``rules/infer_duck.py``), feeds a few
 identical frames through the tracker and checks what the follower applied or holds pending.

@@ -1,4 +1,4 @@
-"""Ducky Ducky events inferred from hand-made table snapshots (issue 5: river, fishing, gifts).
+"""Ducky Ducky events inferred from hand-made table snapshots (river, fishing, gifts).
 
 Each test lays the board and cards as players would (the convention in ``rules/infer_ducky.py``),
 feeds a few identical frames through the tracker and checks what the follower applied or holds

@@ -1,4 +1,4 @@
-"""Grey Duck events inferred from table snapshots, grey races included (issue 5).
+"""Grey Duck events inferred from table snapshots, grey races included.
 
 Hand-made frames lay cards as players would by the convention in ``rules/infer_grey.py`` (each
 seat's trick spot and grey pile); every frame is 66 ms. The last test replays whole bot games
@@ -354,7 +354,7 @@ def test_unrecognised_card_is_held_not_applied():
 
 
 def test_GREY_T1_flock_missing_a_card_right_after_the_hand_left_is_not_applied_short():
-    """Issue 5 (rendered game, seed 0): the detector missed the third of three yellow-1s for
+    """A rendered game (seed 0): the detector missed the third of three yellow-1s for
     the three frames right after the hand left; those three agreeing reads settled a 2-card
     play, which was applied. A play waits until more reads since the hand agree on its size."""
     table = Table()
@@ -373,7 +373,7 @@ def test_GREY_T1_settled_play_is_applied_once_four_reads_since_the_hand_agree():
 
 
 def test_GREY_T1_a_spot_whose_count_keeps_wavering_waits_longer_before_a_play():
-    """Issue 5 (model mode, seed 9: white cards on a cream cloth): the detector lost cards of a
+    """A model-mode game (seed 9: white cards on a cream cloth): the detector lost cards of a
     spot now and then, and a flock of three yellow 3s was applied as two. A spot whose number
     of cards wavered (a card read in one frame and not the next, no hand near) three times this
     game needs eight agreeing reads since the hand, not four, before its play is applied."""
@@ -413,7 +413,7 @@ def test_grey_script_changes_the_table_only_under_a_hand_and_ends_with_the_game(
 
 
 def test_GREY_oracle_replay_of_20_bot_games_reproduces_scores_with_no_wrong_event():
-    """Issue 5 end to end (oracle snapshots, 2% misread cards): >= 95% of games end with the
+    """End to end (oracle snapshots, 2% misread cards): >= 95% of games end with the
     true scores and no camera event is ever applied that the true log does not contain."""
     results = [table_video_grey.oracle_replay(seed, options={"hands": 4}) for seed in range(20)]
     assert all(r.wrong_applied == 0 for r in results), [r.first_problem for r in results if r.first_problem]

@@ -1,4 +1,4 @@
-"""Sitting Ducks events inferred from hand-made table snapshots (issue 5: line changes checked
+"""Sitting Ducks events inferred from hand-made table snapshots (line changes checked
 against the action card shown).
 
 Each test lays cards as players would (the convention in ``rules/infer_sitting.py``): a hand

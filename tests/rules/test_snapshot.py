@@ -1,4 +1,4 @@
-"""TableSnapshot data and the stability tracker (issue 5, part 3): votes, occlusion, timestamps."""
+"""TableSnapshot data and the stability tracker: votes, occlusion, timestamps."""
 
 from __future__ import annotations
 

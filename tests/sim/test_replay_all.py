@@ -1,4 +1,4 @@
-"""Every game kind's bot-game replay behind one call and one result format (issue 5.5), and
+"""Every game kind's bot-game replay behind one call and one result format, and
 the cheaper rendering of replay frames (same pixels as before, made once where they repeat).
 
 The full figures come from ``ducktable replay-video`` and ``ducktable bench replay``; these

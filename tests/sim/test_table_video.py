@@ -1,4 +1,4 @@
-"""Synthetic table videos of bot games replayed through tracker and inference (issue 5.5).
+"""Synthetic table videos of bot games replayed through tracker and inference.
 
 The full 20-game figures come from ``ducktable replay-video``; these tests keep to a couple
 of games so they stay fast.

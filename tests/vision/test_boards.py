@@ -1,5 +1,5 @@
-"""The Ducky Ducky river and Sitting Ducks line: rendering, reading, and bot games followed
-(issue 5). The full figures come from ``run_board_bench`` and ``run_game_bench``; these tests keep
+"""The Ducky Ducky river and Sitting Ducks line: rendering, reading, and bot games followed.
+The full figures come from ``run_board_bench`` and ``run_game_bench``; these tests keep
 to a few frames and games so they stay fast."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Calibration from ArUco markers and by hand, the printable sheet, and a moved camera (issue 5.1)."""
+"""Calibration from ArUco markers and by hand, the printable sheet, and a moved camera."""
 
 from __future__ import annotations
 

@@ -396,7 +396,7 @@ def test_fast_median_gives_numpy_median_exactly() -> None:
 
 
 def test_reduced_detection_check_on_30_seeded_scenes() -> None:
-    """CI's guard (issue target on 500 scenes: recall and precision >= 99.5%)."""
+    """CI's guard (the target on 500 scenes: recall and precision >= 99.5%)."""
     tally = detection_check(range(30))
     assert tally.cards > 250
     assert tally.recall >= RECALL_FLOOR, tally.misses
@@ -404,7 +404,7 @@ def test_reduced_detection_check_on_30_seeded_scenes() -> None:
 
 
 # Floors for the 30-scene CI check: set just under what the detector measures today, so a
-# regression fails CI. They are below the issue's 99.5% target (see the benchmark).
+# regression fails CI. They are below the 99.5% target (see the benchmark).
 RECALL_FLOOR = 0.99  # measured 0.997 (382 of 383 cards)
 PRECISION_FLOOR = 0.99  # measured 1.000 (0 false of 382 detections)
 

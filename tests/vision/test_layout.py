@@ -1,4 +1,4 @@
-"""Table layouts: zones, reading order, files and covered zones (issue 5.1)."""
+"""Table layouts: zones, reading order, files and covered zones."""
 
 from __future__ import annotations
 
