@@ -1,6 +1,8 @@
 """Tests of the match log store (device/store.py): durability, bad input, undo/correct, audit,
 export/import, corrupt files, migrations and concurrency.
 
+One file, as the store it tests is one: the guarantees share the Tally game and its fixtures.
+
 Most tests use Tally, a tiny game defined here (it is also imported by test_cli_match.py and
 test_crash_safety.py), so the store is tested apart from any real engine; the DUCK tests at the
 end run the same guarantees on the real engine.
