@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 import secrets
 import threading
 import time
@@ -216,19 +217,31 @@ def _carried_form() -> list[tuple[str, str]] | None:
     return [(k, v) for k, v in request.form.items(multi=True) if k not in ("pin", "csrf_token")]
 
 
+_SAME_SITE = re.compile(r"/(?:[A-Za-z0-9_\-][A-Za-z0-9_\-./]*)?(?:\?[A-Za-z0-9_\-.=&%+]*)?")
+
+
+def safe_next(nxt: str | None) -> str | None:
+    """``nxt`` when it is a plain path of this site, else None.
+
+    Browsers drop tabs and newlines from a URL and read a backslash as a slash, so
+    ``/\t/evil.example`` or ``/\\evil.example`` would leave the site; only letters, digits
+    and ``_-./`` are let through in the path (and a plain query), starting with one slash."""
+    if not nxt or not _SAME_SITE.fullmatch(nxt) or nxt.startswith("//"):
+        return None
+    return nxt
+
+
 def _local_path(url: str | None) -> str | None:
     """The path of ``url`` when it points at this site (where to go back after unlocking)."""
     if not url or not url.startswith(request.host_url):
         return None
     parts = urlsplit(url)
-    return parts.path + (f"?{parts.query}" if parts.query else "")
+    return safe_next(parts.path + (f"?{parts.query}" if parts.query else ""))
 
 
 @bp.route("/unlock", methods=["GET", "POST"])
 def unlock() -> Any:
-    nxt = request.values.get("next", "")
-    if not nxt.startswith("/") or nxt.startswith("//"):
-        nxt = url_for("scoreboard.home")
+    nxt = safe_next(request.values.get("next", "")) or url_for("scoreboard.home")
     if request.method == "GET":
         return render_template("unlock.html", problem=None, next=nxt)
     problem = try_unlock(request.form.get("pin"))
