@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,13 +78,26 @@ def read_json(text: str | bytes) -> Any:
     callers that turn bad input into a clear message need one exception for all three.
     """
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise JSONTextError(f"{exc.msg} at character {exc.pos}") from None
     except RecursionError:
         raise JSONTextError("brackets nested too deep") from None
     except ValueError:  # int() of a number with too many digits
         raise JSONTextError("a number too long to read") from None
+    if _SURROGATE_ESCAPE.search(text if isinstance(text, str) else text.decode("latin-1")):
+        # "\ud800" reads as a lone surrogate: text that cannot be stored, printed or shown
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise JSONTextError(
+                "a \\u escape names a lone surrogate (half of a character); write the "
+                "character itself or both halves of the pair"
+            ) from None
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class IllegalEvent(RulesError):

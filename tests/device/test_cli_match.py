@@ -460,3 +460,14 @@ def test_simulate_plays_every_installed_game_to_the_end(sh: Shell, game: str, bo
         info = s.match(result["match"])
         assert info.finished and info.event_count == result["events"]
         assert s.state(info.id).scores() == result["scores"]
+
+
+@pytest.mark.parametrize("text", ['{"type":"\\ud800","seat":0}',
+                                  '{"type":"add","seat":0,"data":{"card":"\\uDC00x"}}'])
+def test_a_lone_surrogate_in_event_json_is_a_clear_error(sh: Shell, text: str) -> None:
+    mid = started(sh)
+    assert sh("check", str(mid), text) == 2
+    assert "lone surrogate" in sh.err and "Traceback" not in sh.err
+    (sh.out + sh.err).encode("utf-8")
+    assert sh("submit", str(mid), text) == 2
+    assert "lone surrogate" in sh.err

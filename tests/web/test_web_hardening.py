@@ -8,7 +8,9 @@ import pytest
 from ducktable.rules import make_game
 from ducktable.web import forms
 
-from .conftest import PIN, Phone
+from ducktable.device.store import MatchStore
+
+from .conftest import PIN, Phone, new_duck
 
 
 def test_grey_drakes_can_be_typed_in_any_case() -> None:
@@ -41,3 +43,12 @@ def test_unlock_keeps_a_plain_local_next(phone: Phone) -> None:
     phone.get("/unlock")
     response = phone.post("/unlock?next=/history", {"pin": PIN})
     assert response.headers["Location"] == "/history"
+
+
+def test_a_lone_surrogate_in_the_dispute_json_is_a_400(phone: Phone, store: MatchStore) -> None:
+    info = new_duck(store)
+    phone.get(f"/match/{info.id}/dispute")
+    response = phone.post(f"/match/{info.id}/dispute",
+                          {"event_json": '{"type":"\\ud800","seat":0}'})
+    assert response.status_code == 400
+    assert "lone surrogate" in response.get_data(as_text=True)
