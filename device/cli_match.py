@@ -282,6 +282,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     options = parse_options(args.option)
     try:
         game = registry.make_game(args.game, options)
+        if not game.min_players <= args.players <= game.max_players:  # before naming any bot
+            raise RulesError(
+                f"{game.title or game.name} is for {game.min_players} to {game.max_players} "
+                f"players, got {args.players}; give --players in that range"
+            )
         players = [f"bot{i + 1}" for i in range(args.players)]
         state = game.new_state(players)
         bots = [make_bot(args.bot, state, seat, args.seed) for seat in range(len(players))]

@@ -471,3 +471,19 @@ def test_a_lone_surrogate_in_event_json_is_a_clear_error(sh: Shell, text: str) -
     (sh.out + sh.err).encode("utf-8")
     assert sh("submit", str(mid), text) == 2
     assert "lone surrogate" in sh.err
+
+
+@pytest.mark.parametrize("count", ["99999999", "0", "-3", "2"])
+def test_simulate_checks_the_player_count_before_naming_bots(
+        sh: Shell, count: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+    real_range = range
+
+    def counting_range(*args: int) -> range:
+        made.append(max(args[:2]) if args else 0)
+        return real_range(*args)
+
+    monkeypatch.setattr("ducktable.device.cli_match.range", counting_range, raising=False)
+    assert sh("simulate", "grey", "--players", count) == 2
+    assert "Grey Duck is for 3 to 5 players" in sh.err
+    assert all(n <= 5 for n in made)
