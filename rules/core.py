@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import random
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar

@@ -487,3 +487,18 @@ def test_simulate_checks_the_player_count_before_naming_bots(
     assert sh("simulate", "grey", "--players", count) == 2
     assert "Grey Duck is for 3 to 5 players" in sh.err
     assert all(n <= 5 for n in made)
+
+
+def test_backup_and_restore_commands(sh: Shell, tmp_path: Path) -> None:
+    mid = started(sh)
+    sh("submit", str(mid), DEAL)
+    copy = tmp_path / "saved.sqlite3"
+    assert sh("backup", str(copy)) == 0, sh.err
+    assert str(copy) in sh.out
+    sh("submit", str(mid), event_json(add(0)))
+    assert sh("restore", str(copy)) == 0, sh.err
+    assert "before-restore" in sh.out
+    with sh.store() as s:
+        assert len(s.events(mid)) == 1
+    assert sh("restore", str(tmp_path / "nothing.sqlite3")) == 2
+    assert "does not exist" in sh.err

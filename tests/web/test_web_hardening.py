@@ -5,10 +5,9 @@ from __future__ import annotations
 from urllib.parse import quote, urlsplit
 
 import pytest
+from ducktable.device.store import MatchStore, StoreError
 from ducktable.rules import make_game
 from ducktable.web import forms
-
-from ducktable.device.store import MatchStore
 
 from .conftest import PIN, Phone, new_duck
 
@@ -52,3 +51,31 @@ def test_a_lone_surrogate_in_the_dispute_json_is_a_400(phone: Phone, store: Matc
                           {"event_json": '{"type":"\\ud800","seat":0}'})
     assert response.status_code == 400
     assert "lone surrogate" in response.get_data(as_text=True)
+
+
+def test_the_backup_download_needs_the_pin(phone: Phone, unlocked: Phone,
+                                           store: MatchStore) -> None:
+    info = new_duck(store)
+    locked = phone.client.get("/backup.sqlite3")
+    assert locked.status_code == 403
+    assert not locked.get_data().startswith(b"SQLite format 3")
+    response = unlocked.client.get("/backup.sqlite3")
+    assert response.status_code == 200
+    assert response.get_data().startswith(b"SQLite format 3\x00")
+    assert "attachment" in response.headers["Content-Disposition"]
+    assert "/backup.sqlite3" in unlocked.client.get("/history").get_data(as_text=True)
+    assert store.match(info.id).id == info.id
+
+
+def test_a_disk_fault_is_not_called_a_missing_match(phone: Phone, store: MatchStore,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    info = new_duck(store)
+
+    def failing(match_id: int) -> None:
+        raise StoreError("the disk (SD card) holding the match database reported an I/O error")
+
+    monkeypatch.setattr(store, "match", failing)
+    response = phone.client.get(f"/match/{info.id}")
+    text = response.get_data(as_text=True)
+    assert "There is no match" not in text
+    assert "I/O error" in text and response.status_code == 400
