@@ -181,6 +181,8 @@ def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
     return {
         "INSTANCE_PATH": str(data_dir),
         "TABLE_PIN": config.table.pin or None,
+        "PIN_DIGITS": config.table.pin_digits,
+        "UNLOCK_MAX_AGE_S": config.table.unlock_hours * 3600,
         "PIN_FILE": str(data_dir / "table-pin"),
         "SECRET_KEY_FILE": str(data_dir / "secret-key"),
         "PARTY_FILE": str(data_dir / "party.json"),
