@@ -545,6 +545,7 @@ class GreyDuckState(State):
         self.swap: Swap | None = None
         self.leader: int | None = None
         self.turn: int | None = None
+        self.turn_rule = "GREY-D2"  # the rule that made it this seat's turn
         self.trick: list[TrickEntry] = []
         self.top: Play | None = None
         self.quacked: set[int] = set()
@@ -575,7 +576,9 @@ class GreyDuckState(State):
         return [sum(p) for p in self.points]
 
     def turn_rules(self) -> tuple[str, ...]:
-        return ("GREY-W1",) if self.phase == "swap" else ("GREY-T3", "GREY-G1")
+        """The one rule that made it this seat's turn: who leads a hand (D2, or W1 to W3 after
+        a swap), who leads a trick (T4), who follows a play (T2), a Quack (T3) or a grey (G1)."""
+        return ("GREY-W1",) if self.phase == "swap" else (self.turn_rule,)
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ("GREY-S2",)
@@ -764,15 +767,16 @@ class GreyDuckState(State):
                 assert self.hands is not None
                 leader = self._first_leader([set(h) for h in self.hands])
             self.swap = None
-            self._start_play(leader)
+            self._start_play(leader, "GREY-D2")
         else:
             self.swap = Swap(duckling=roles[1], captain=roles[0])
             self.phase = "swap"
             self.leader = self.turn = None
 
-    def _start_play(self, leader: int) -> None:
+    def _start_play(self, leader: int, rule: str) -> None:
         self.phase = "play"
         self.leader = self.turn = leader
+        self.turn_rule = rule
 
     def chance_event(self, rng: random.Random) -> Event:
         """Shuffle and deal one card at a time from the dealer's left (GREY-D1)."""
@@ -929,7 +933,7 @@ class GreyDuckState(State):
         self._give(captain, self.swap.passed)
         self._give(duckling, card)
         self.swap = replace(self.swap, step="done", returned=card, outcome="swapped")
-        self._start_play(duckling)
+        self._start_play(duckling, "GREY-W1")
 
     def _check_lame_duck(self, event: Event) -> Verdict:
         problem = self._swap_step_problem("return")
@@ -943,7 +947,7 @@ class GreyDuckState(State):
         assert self.swap is not None and self.swap.passed is not None
         self._give(self.swap.duckling, self.swap.passed)
         self.swap = replace(self.swap, step="done", outcome="lame_duck")
-        self._start_play(self.swap.captain)
+        self._start_play(self.swap.captain, "GREY-W2")
 
     def _check_lucky_duck(self, event: Event) -> Verdict:
         problem = self._swap_step_problem("pass")
@@ -967,7 +971,7 @@ class GreyDuckState(State):
             if self.known[seat][drake] == 0:
                 self.known[seat][drake] = 1
         self.swap = replace(self.swap, step="done", outcome="lucky_duck")
-        self._start_play(seat)
+        self._start_play(seat, "GREY-W3")
 
     def _take(self, seat: int, cards: Sequence[str]) -> None:
         """Cards leave ``seat``'s hand (played or passed)."""
@@ -1067,6 +1071,7 @@ class GreyDuckState(State):
             self._gather()
         else:
             self.turn = self._next_holder(seat)
+            self.turn_rule = "GREY-T3"
 
     def _trick_won_with(self, quacker: int) -> bool:
         """Whether the top play has been quacked by everyone else holding cards (GREY-T4)."""
@@ -1083,6 +1088,7 @@ class GreyDuckState(State):
         self.trick, self.top, self.quacked = [], None, set()
         lead = winner if self.counts[winner] > 0 else self._next_holder(winner)
         self.leader = self.turn = lead
+        self.turn_rule = "GREY-T4"
 
     def _next_holder(self, seat: int) -> int | None:
         """The first seat to the left of ``seat`` that still holds cards."""
@@ -1092,7 +1098,7 @@ class GreyDuckState(State):
                 return s
         return None
 
-    def _after_cards_laid(self, seat: int) -> None:
+    def _after_cards_laid(self, seat: int, rule: str = "GREY-T2") -> None:
         if self.counts[seat] == 0:
             self.out.append(seat)
         holding = [s for s in range(self.num_players) if self.counts[s] > 0]
@@ -1100,6 +1106,7 @@ class GreyDuckState(State):
             self._end_hand(holding)
         else:
             self.turn = self._next_holder(seat)
+            self.turn_rule = rule
 
     def _end_hand(self, holding: list[int]) -> None:
         """Score the hand (GREY-H1, S1) and pass the deal to the Duckling (GREY-D2)."""
@@ -1312,7 +1319,7 @@ class GreyDuckState(State):
             overturned=overturned.seat if overturned else None,
             overturned_action=overturned.action if overturned else None,
             margin_ms=margin))
-        self._after_cards_laid(seat)
+        self._after_cards_laid(seat, "GREY-G1")
 
     # -- bots' view: legal events -------------------------------------------------------------
     def legal_events(self, seat: int | None = None) -> list[Event]:

@@ -33,6 +33,7 @@ from .grey_helpers import (
     fingerprint,
     finish_hand,
     g,
+    grey,
     new_match,
     play,
     quack,
@@ -516,3 +517,54 @@ def test_grey_summary_and_player_view_show_the_scoreboard():
     assert view["hand_complete"] and len(view["hand"]) == 12
     assert Counter(view["hand"])["grey-1"] == 1
     assert view["seats"][ERIN]["cards"] == 12 and view["to_move"] == CONNOR
+
+
+def _out_of_turn_rules(state: GreyDuckState, seat: int) -> tuple[str, ...]:
+    verdict = state.check(Event("quack" if state.top is not None else "play", seat,
+                                {} if state.top is not None else {"cards": y(1)}))
+    assert not verdict.ok and "turn" in verdict.reason, verdict
+    return verdict.rules
+
+
+def test_grey_D2_out_of_turn_before_the_grey_one_holder_leads_cites_who_leads():
+    state = dealt({AMY: g(1), ERIN: y(1)})
+    assert _out_of_turn_rules(state, ERIN) == ("GREY-D2",)
+
+
+def test_grey_W1_out_of_turn_before_the_duckling_leads_cites_the_swap():
+    state = swap_table(SWAP_A)
+    state.apply_or_raise(Event("swap_pass", MATT, {"card": "yellow-D"}))
+    state.apply_or_raise(Event("swap_return", CONNOR, {"card": "yellow-3"}))
+    assert state.to_move() == MATT
+    assert _out_of_turn_rules(state, CONNOR) == ("GREY-W1",)
+
+
+def test_grey_W2_out_of_turn_before_the_captain_leads_after_a_lame_duck():
+    state = swap_table(SWAP_A)
+    state.apply_or_raise(Event("swap_pass", MATT, {"card": "yellow-D"}))
+    state.apply_or_raise(Event("lame_duck", CONNOR))
+    assert _out_of_turn_rules(state, MATT) == ("GREY-W2",)
+
+
+def test_grey_T4_out_of_turn_before_the_trick_winner_leads():
+    state = dealt({ERIN: g(1) + y(8), CONNOR: y(2), AMY: y(3), MATT: y(4)})
+    play(state, ERIN, y(8))
+    for seat in (CONNOR, AMY, MATT):
+        quack(state, seat)
+    assert state.to_move() == ERIN and state.top is None
+    assert _out_of_turn_rules(state, CONNOR) == ("GREY-T4",)
+
+
+def test_grey_T3_out_of_turn_inside_a_trick_and_after_a_grey():
+    state = dealt({ERIN: g(1) + y(5), CONNOR: y(6), AMY: g(6) + y(7), MATT: y(8)})
+    play(state, ERIN, y(5))
+    assert _out_of_turn_rules(state, AMY) == ("GREY-T2",)  # Connor follows Erin
+    quack(state, CONNOR)
+    assert _out_of_turn_rules(state, ERIN) == ("GREY-T3",)  # Connor's quack passed to Amy
+    play(state, AMY, y(7))
+    play(state, MATT, y(8))
+    state = dealt({ERIN: g(1) + y(6), CONNOR: y(6), AMY: g(6), MATT: y(8)})
+    play(state, ERIN, y(6))
+    assert grey(state, AMY, "grey-6").ok
+    assert state.to_move() == MATT
+    assert _out_of_turn_rules(state, ERIN) == ("GREY-G1",)  # play goes on left of the grey
