@@ -247,6 +247,9 @@ class EventSpec:
     help: str = ""
     manual: bool = True
     """Shown on the phone's manual-entry page."""
+    rules: tuple[str, ...] = ()
+    """The rules its fields rest on, cited when a field is missing or out of range (e.g. a
+    Bruce declare of 4 breaks BRUCE-T4, not merely a form)."""
 
 
 @dataclass(frozen=True)
@@ -408,7 +411,7 @@ class State:
             )
         problem = self._check_fields(spec, event)
         if problem:
-            return Verdict.illegal(problem)
+            return Verdict.illegal(problem, *spec.rules)
         if self.is_over():
             return Verdict.illegal(
                 "the game is over; start a new match to keep playing", *self.game_over_rules()
@@ -416,14 +419,17 @@ class State:
         if spec.chance:
             if not self.needs_chance() and not self._chance_allowed(spec):
                 return Verdict.illegal(
-                    f"a '{spec.type}' is not expected now; {self.describe_next()}"
+                    f"a '{spec.type}' is not expected now; {self.describe_next()}",
+                    *self.next_rules(),
                 )
         elif spec.turn_bound:
             if event.seat is None:
-                return Verdict.illegal(f"a '{spec.type}' needs the seat that makes it")
+                return Verdict.illegal(f"a '{spec.type}' needs the seat that makes it",
+                                       *spec.rules)
             mover = self.to_move()
             if mover is None:
-                return Verdict.illegal(f"nobody may '{spec.type}' now; {self.describe_next()}")
+                return Verdict.illegal(f"nobody may '{spec.type}' now; {self.describe_next()}",
+                                       *self.next_rules())
             if event.seat != mover:
                 return Verdict.illegal(
                     f"it is {self.players[mover]}'s turn (seat {mover}), not "
@@ -469,6 +475,11 @@ class State:
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ()
+
+    def next_rules(self) -> tuple[str, ...]:
+        """Rule IDs that decide what the match waits for now (cited when an event comes at
+        the wrong moment: a play while a deal is due, a deal in the middle of a turn)."""
+        return self.turn_rules()
 
     def _chance_allowed(self, spec: EventSpec) -> bool:
         """Whether a chance event of this type may come now although a seat is to move."""

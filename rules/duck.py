@@ -263,6 +263,10 @@ class DuckState(State):
     def turn_rules(self) -> tuple[str, ...]:
         return ("DUCK-S2",)
 
+    def next_rules(self) -> tuple[str, ...]:
+        return {"deal": ("DUCK-S1",), "play": ("DUCK-S2",), "draw": ("DUCK-A4",),
+                "reveal": ("DUCK-A5", "DUCK-B1")}.get(self.phase, ("DUCK-F1",))
+
     def game_over_rules(self) -> tuple[str, ...]:
         return ("DUCK-F1",)
 

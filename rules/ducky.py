@@ -158,9 +158,11 @@ class DuckyGame(Game):
         EventSpec("move", (Field("log", "int", help="the free log the pawn moves to"),),
                   help="move your pawn; the river then flows by one cell"),
         EventSpec("take", (Field("pile", "choice", choices=(0, 1)),),
-                  help="put the duck that fell down the waterfall on one of your cards"),
+                  help="put the duck that fell down the waterfall on one of your cards",
+                  rules=("DUCKY-S1", "DUCKY-T3")),
         EventSpec("fish", (Field("pile", "choice", choices=(0, 1)),), turn_bound=False,
-                  help="fish the duck facing your pawn onto one of your cards"),
+                  help="fish the duck facing your pawn onto one of your cards",
+                  rules=("DUCKY-S1", "DUCKY-T4")),
         EventSpec("pass", turn_bound=False, help="do not fish the duck facing your pawn"),
         EventSpec("uncover", (Field("card", "card", help="the card now on top of the pile"),),
                   chance=True, help="the next card of a pile comes into play"),
@@ -256,6 +258,14 @@ class DuckyState(State):
         if self.phase == "offer" and self.falling is not None:
             return ("DUCKY-T3",)  # who takes the fallen duck, not whose turn it is
         return ("DUCKY-T1", "DUCKY-S1")
+
+    def next_rules(self) -> tuple[str, ...]:
+        if self.phase == "setup":
+            return ("DUCKY-S1",)
+        if self.pending:
+            return ("DUCKY-T5",)
+        return {"move": ("DUCKY-T1",), "offer": ("DUCKY-T3",), "over": ("DUCKY-W1",)
+                }.get(self.phase, ("DUCKY-T4",))
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ("DUCKY-W1",)

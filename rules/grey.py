@@ -583,6 +583,11 @@ class GreyDuckState(State):
     def game_over_rules(self) -> tuple[str, ...]:
         return ("GREY-S2",)
 
+    def next_rules(self) -> tuple[str, ...]:
+        if self.phase == "deal":
+            return ("GREY-D2",)
+        return self.game_over_rules() if self.phase == "over" else self.turn_rules()
+
     def is_card_label(self, label: str) -> bool:
         return label in DECK_COUNTS
 

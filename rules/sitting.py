@@ -698,7 +698,8 @@ _CANDIDATES = {a.action: _candidates(a.action) for a in ACTIONS}
 
 
 def _action_spec(info: ActionInfo) -> EventSpec:
-    return EventSpec(info.etype, info.fields, help=f"{info.title}: {info.help} ({info.rule})")
+    return EventSpec(info.etype, info.fields, help=f"{info.title}: {info.help} ({info.rule})",
+                     rules=(info.rule,))
 
 
 class SittingDucksGame(Game):
@@ -849,6 +850,14 @@ class SittingDucksState(State):
 
     def turn_rules(self) -> tuple[str, ...]:
         return ("SIT-S2", "SIT-T1")
+
+    def next_rules(self) -> tuple[str, ...]:
+        pending = self._pending()
+        if pending in ("shuffle-pond", "reveal"):
+            return ("SIT-S1", "SIT-T2")
+        if pending is not None:
+            return ("SIT-T1",)
+        return self.game_over_rules() if self.is_over() else self.turn_rules()
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ("SIT-W1",)
