@@ -431,11 +431,7 @@ class State:
                 return Verdict.illegal(f"nobody may '{spec.type}' now; {self.describe_next()}",
                                        *self.next_rules())
             if event.seat != mover:
-                return Verdict.illegal(
-                    f"it is {self.players[mover]}'s turn (seat {mover}), not "
-                    f"{self.players[event.seat]}'s (seat {event.seat})",
-                    *self.turn_rules(),
-                )
+                return self.out_of_turn(spec, event, mover)
         method: Callable[[Event], Verdict] | None = getattr(self, f"_check_{spec.type}", None)
         if method is None:
             return Verdict.illegal(f"'{spec.type}' cannot be checked by this engine")
@@ -475,6 +471,15 @@ class State:
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ()
+
+    def out_of_turn(self, spec: EventSpec, event: Event, mover: int) -> Verdict:
+        """The verdict on a turn-bound event from ``event.seat`` while ``mover`` is to act."""
+        assert event.seat is not None
+        return Verdict.illegal(
+            f"it is {self.players[mover]}'s turn (seat {mover}), not "
+            f"{self.players[event.seat]}'s (seat {event.seat})",
+            *self.turn_rules(),
+        )
 
     def next_rules(self) -> tuple[str, ...]:
         """Rule IDs that decide what the match waits for now (cited when an event comes at

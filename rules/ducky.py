@@ -259,6 +259,23 @@ class DuckyState(State):
             return ("DUCKY-T3",)  # who takes the fallen duck, not whose turn it is
         return ("DUCKY-T1", "DUCKY-S1")
 
+    def out_of_turn(self, spec: EventSpec, event: Event, mover: int) -> Verdict:
+        """A fallen duck goes to a seat by DUCKY-T3, not by turn: say whose it is and why."""
+        if self.phase != "offer" or self.falling is None or self.pending or event.seat is None:
+            return super().out_of_turn(spec, event, mover)
+        colour, seat = self.falling, event.seat
+        taker, active = self.players[mover], self.players[self.active]
+        order = self.seats_from(self.active)
+        if order.index(seat) < order.index(mover):
+            why = (f"{self.players[seat]} has no open {colour} slot on a top card, and {taker} "
+                   f"is the first from {active} round the table who has one")
+        else:
+            why = (f"{taker} comes before {self.players[seat]} from {active} round the table "
+                   f"and has an open {colour} slot on a top card")
+        return Verdict.illegal(
+            f"the fallen {colour} duck is {taker}'s, not {self.players[seat]}'s: {why}",
+            "DUCKY-T3")
+
     def next_rules(self) -> tuple[str, ...]:
         if self.phase == "setup":
             return ("DUCKY-S1",)
@@ -458,12 +475,14 @@ class DuckyState(State):
 
     def _check_fish(self, event: Event) -> Verdict:
         if event.seat is None:
-            return Verdict.illegal("a 'fish' needs the seat of the player who fishes")
+            return Verdict.illegal("a 'fish' needs the seat of the player who fishes",
+                                   "DUCKY-T4")
         return self.could_fish(event.seat, event.data["pile"])
 
     def _check_pass(self, event: Event) -> Verdict:
         if event.seat is None:
-            return Verdict.illegal("a 'pass' needs the seat of the player who passes")
+            return Verdict.illegal("a 'pass' needs the seat of the player who passes",
+                                   "DUCKY-T4")
         verdict = self.could_fish(event.seat)
         if not verdict.ok:
             return Verdict.illegal(f"nothing to pass: {verdict.reason}", *verdict.rules)
