@@ -52,8 +52,11 @@ SCHEMA_VERSION = 1
 """``PRAGMA user_version`` of a database this code writes. Bump it and add a migration."""
 
 LOG_FORMAT = "ducktable-match-log"
-LOG_FORMAT_VERSION = 1
+LOG_FORMAT_VERSION = 2
 """Version of the exported match log (docs/match-log-format.md). Bump on incompatible change."""
+
+READABLE_LOG_VERSIONS = (1, 2)
+"""Version 1 logs hold version-1 events, which :meth:`Event.from_json` upgrades."""
 
 WAIT_POLL_S = 0.25
 """How often :meth:`MatchStore.wait_for_change` also looks for changes made by other processes."""
@@ -991,10 +994,10 @@ def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
     if obj.get("format") != LOG_FORMAT:
         raise StoreError(f"line {line}: 'format' must be {LOG_FORMAT!r}, got {obj['format']!r}")
     version = obj.get("version")
-    if version != LOG_FORMAT_VERSION:
+    if isinstance(version, bool) or version not in READABLE_LOG_VERSIONS:
         raise StoreError(
             f"line {line}: match log version {version!r} is not supported (this ducktable "
-            f"reads version {LOG_FORMAT_VERSION}); upgrade ducktable"
+            f"reads versions {', '.join(map(str, READABLE_LOG_VERSIONS))}); upgrade ducktable"
         )
     if not isinstance(obj.get("game"), str):
         raise StoreError(f"line {line}: the header needs \"game\": the game's name, e.g. \"duck\"")

@@ -18,8 +18,37 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-EVENT_FORMAT_VERSION = 1
+EVENT_FORMAT_VERSION = 2
 """Version of the JSON form of an event (docs/match-log-format.md). Bump on incompatible change."""
+
+READABLE_EVENT_VERSIONS = (1, 2)
+"""Event versions :meth:`Event.from_json` reads; older ones are upgraded by :func:`upgrade_v1`."""
+
+
+def upgrade_v1(etype: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A version-1 event's fields in their version-2 spelling (docs/match-log-format.md).
+
+    Version 2 renamed DUCK's draw field ``source`` to ``pile`` (``source`` is also the
+    event's own member: who reported it), and gave Sitting Ducks one spelling: every action
+    names its place(s) in ``position`` (no more ``positions``), and a discard names the action
+    as its play does (``"action": "double_barrel"``, not ``"card": "action-double-barrel"``;
+    ``shown`` likewise)."""
+    out = dict(data)
+    if etype == "draw" and "source" in out and "pile" not in out:
+        out["pile"] = out.pop("source")
+    if "positions" in out and "position" not in out:
+        out["position"] = out.pop("positions")
+    if etype == "discard" and isinstance(out.get("card"), str) and "action" not in out:
+        out["action"] = _action_name(out.pop("card"))
+        shown = out.get("shown")
+        if isinstance(shown, list):
+            out["shown"] = [_action_name(c) if isinstance(c, str) else c for c in shown]
+    return out
+
+
+def _action_name(label: str) -> str:
+    """``action-double-barrel`` -> ``double_barrel`` (a Sitting Ducks card as its play)."""
+    return label.removeprefix("action-").replace("-", "_")
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,14 +196,17 @@ class Event:
         if not isinstance(obj, dict):
             raise BadEvent("an event must be a JSON object with at least a 'type' field")
         version = obj.get("v", EVENT_FORMAT_VERSION)
-        if version != EVENT_FORMAT_VERSION:
+        if isinstance(version, bool) or version not in READABLE_EVENT_VERSIONS:
             raise BadEvent(
                 f"event format version {version!r} is not supported (this ducktable reads "
-                f"version {EVENT_FORMAT_VERSION})"
+                f"versions {', '.join(map(str, READABLE_EVENT_VERSIONS))}); upgrade ducktable"
             )
         unknown = set(obj) - {"v", "type", "seat", "data", "ts", "source"}
         if unknown:
-            raise BadEvent(f"unknown event field(s) {sorted(unknown)}; allowed: type, seat, data, ts, source, v")
+            raise BadEvent(
+                f"unknown event field(s) {sorted(unknown)}; allowed: type, seat, data, ts, "
+                "source, v. An event type's own fields go inside \"data\", e.g. "
+                '{"type": "draw", "seat": 1, "data": {"pile": "deck"}}')
         etype = obj.get("type")
         if not isinstance(etype, str) or not etype:
             raise BadEvent("event 'type' must be a non-empty string")
@@ -189,7 +221,12 @@ class Event:
             raise BadEvent(f"event 'ts' must be whole milliseconds, got {ts!r}")
         source = obj.get("source", "manual")
         if source not in cls.SOURCES:
-            raise BadEvent(f"event 'source' must be one of {list(cls.SOURCES)}, got {source!r}")
+            raise BadEvent(
+                f"event 'source' says who reported it and must be one of {list(cls.SOURCES)}, "
+                f"got {source!r}; an event type's own fields go inside \"data\", e.g. "
+                '{"type": "draw", "seat": 1, "data": {"pile": "deck"}}')
+        if version == 1:
+            data = upgrade_v1(etype, data)
         return cls(type=etype, seat=seat, data=data, ts=ts, source=source)
 
     def with_data(self, **changes: Any) -> Event:

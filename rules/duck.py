@@ -166,7 +166,8 @@ class DuckGame(Game):
         ),
         EventSpec("play", (Field("cards", "cards", help="the cards in the order laid; the last is on top"),),
                   help="play a set or a run onto your discard pile"),
-        EventSpec("draw", (Field("source", "choice", choices=("deck", "left", "right")),),
+        EventSpec("draw", (Field("pile", "choice", choices=("deck", "left", "right"),
+                                 help="deck, or the left or right neighbour's discard pile"),),
                   help="draw one card: the draw pile or a neighbour's discard pile"),
         EventSpec("duck", (), help="duck: claim the lowest hand sum, within the limit"),
         EventSpec(
@@ -395,7 +396,7 @@ class DuckState(State):
     def _check_draw(self, event: Event) -> Verdict:
         if self.phase != "draw":
             return Verdict.illegal(f"not time to draw; {self.describe_next()}", "DUCK-A4")
-        source = event.data["source"]
+        source = event.data["pile"]
         if source == "deck":
             if self._draw_pile_size() == 0:
                 return Verdict.illegal(
@@ -504,7 +505,7 @@ class DuckState(State):
 
     def _apply_draw(self, event: Event) -> None:
         seat = self.seats[self.turn]
-        source = event.data["source"]
+        source = event.data["pile"]
         if source == "deck":
             self.draw_count -= 1
             if not self.observer:
@@ -604,7 +605,7 @@ class DuckState(State):
             return []
         if self.phase == "draw":
             return [
-                e for e in (Event("draw", seat, {"source": s}, source="bot")
+                e for e in (Event("draw", seat, {"pile": s}, source="bot")
                             for s in ("deck", "left", "right"))
                 if self.check(e).ok
             ]
@@ -710,10 +711,10 @@ class GreedyBot(Bot):
                 [e for e in plays if hand_sum(e.data["cards"]) + len(e.data["cards"]) == best]
             )
         draws = [e for e in options if e.type == "draw"]
-        low = [e for e in draws if e.data["source"] != "deck" and _top_value(state, seat, e) <= 2]
+        low = [e for e in draws if e.data["pile"] != "deck" and _top_value(state, seat, e) <= 2]
         return self.rng.choice(low or draws)
 
 
 def _top_value(state: DuckState, seat: int, event: Event) -> int:
-    neighbour = state.left(seat) if event.data["source"] == "left" else state.right(seat)
+    neighbour = state.left(seat) if event.data["pile"] == "left" else state.right(seat)
     return card_value(state.seats[neighbour].pile[-1])

@@ -336,7 +336,7 @@ def test_export_public_leaves_hidden_fields_out(sh: Shell) -> None:
     assert sh("export", str(mid), "--public") == 0
     header, event = sh.out.splitlines()
     assert json.loads(header)["public"] is True
-    assert json.loads(event) == {"v": 1, "type": "deal"}
+    assert json.loads(event) == {"v": 2, "type": "deal"}
 
 
 def test_replay_prints_the_final_state_and_scores_as_json(sh: Shell, tmp_path: Path) -> None:

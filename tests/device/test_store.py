@@ -549,7 +549,7 @@ def test_export_format_is_a_header_then_one_event_per_line(store: MatchStore) ->
     assert header["events"] == 1
     assert (header["game"], header["players"], header["options"]) == ("tally", ["a", "b"],
                                                                        {"target": 10})
-    assert json.loads(lines[1]) == {"v": 1, "type": "deal", "data": {"secret": 5}}
+    assert json.loads(lines[1]) == {"v": 2, "type": "deal", "data": {"secret": 5}}
 
 
 def test_public_export_drops_hidden_fields_and_imports_as_observer(store: MatchStore) -> None:

@@ -91,7 +91,7 @@ def _play_until(name: str, wanted: Callable[[Any], Any], seed: int = 1,
 
 def test_duck_draw_or_play_after_the_round_ended_cites_the_round_end() -> None:
     state = _play_until("duck", lambda s: s.phase == "reveal")
-    for event in (Event("draw", 0, {"source": "deck"}), Event("play", 1, {"cards": ["red-1"]})):
+    for event in (Event("draw", 0, {"pile": "deck"}), Event("play", 1, {"cards": ["red-1"]})):
         verdict = state.check(event)
         assert not verdict.ok and {"DUCK-A5", "DUCK-B1"} & set(verdict.rules), verdict
 

@@ -95,7 +95,7 @@ def test_a_correction_that_breaks_the_log_is_refused(unlocked: Phone, store: Mat
     """DUCK-A4: after a play the same seat draws; making the play someone else's breaks that."""
     match = dealt(store)
     assert store.submit(match, Event("play", 1, {"cards": ["blue-3"]})).ok
-    assert store.submit(match, Event("draw", 1, {"source": "deck"})).ok
+    assert store.submit(match, Event("draw", 1, {"pile": "deck"})).ok
     unlocked.get(f"/match/{match}/events/1/correct")
     response = unlocked.post(f"/match/{match}/events/1/correct",
                              {"_type": "play", "_seat": "2", "cards": "blue-3"})
