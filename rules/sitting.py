@@ -1272,9 +1272,9 @@ def _difference(got: Counter[str], expected: Counter[str]) -> str:
     extra, missing = got - expected, expected - got
     parts = []
     if extra:
-        parts.append(f"extra {sorted(extra.elements())[:4]}")
+        parts.append(f"extra {sorted(extra.elements())}")
     if missing:
-        parts.append(f"missing {sorted(missing.elements())[:4]}")
+        parts.append(f"missing {sorted(missing.elements())}")
     return ", ".join(parts)
 
 

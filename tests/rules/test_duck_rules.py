@@ -424,3 +424,32 @@ def test_options_are_validated_with_clear_messages():
         make_game("duck", {"jokers": True})
     with pytest.raises(RulesError, match="3 to 5 players"):
         make_game("duck").new_state(["A", "B"])
+
+
+def test_DUCK_S1_a_deal_missing_cards_lists_every_one():
+    state = new_match(3)
+    event = deal(state, [LOW, MID, HIGH])
+    pile = event.data["draw_pile"]
+    gone = pile[:9]
+    verdict = state.check(event.with_data(draw_pile=pile[9:]))
+    assert not verdict.ok and "missing 9 cards" in verdict.reason
+    for card in set(gone):
+        assert card in verdict.reason
+    assert "rest_seed" in verdict.reason  # says how to leave the listing out
+
+
+def test_DUCK_S1_the_rest_of_the_deck_may_be_shuffled_with_a_seed():
+    state = new_match(3)
+    event = deal(state, [LOW, MID, HIGH])
+    pile = list(event.data["draw_pile"])
+    seeded = event.without("draw_pile").with_data(rest_seed=11)
+    verdict = state.apply(seeded)
+    assert verdict.ok, verdict
+    assert sorted(state.draw_pile) == sorted(pile) and state.draw_pile != sorted(pile)
+    again = new_match(3)
+    again.apply_or_raise(seeded)
+    assert again.draw_pile == state.draw_pile  # the same seed, the same order
+    top = new_match(3)
+    top.apply_or_raise(event.with_data(draw_pile=[pile[5], pile[0]], rest_seed=3))
+    assert top.draw_pile[:2] == [pile[5], pile[0]] and sorted(top.draw_pile) == sorted(pile)
+    assert "rest_seed" not in state.game.public_event(seeded).data  # hidden like the pile
