@@ -191,9 +191,12 @@ def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
 
 def open_store(data_dir: Path) -> MatchStore:
     try:
-        return MatchStore(data_dir / paths.DATABASE_NAME)
+        store = MatchStore(data_dir / paths.DATABASE_NAME)
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    if store.read_only:  # the scoreboard still shows every match; changes are refused
+        print(f"ducktable: warning: {store.read_only}", file=sys.stderr)
+    return store
 
 
 def start_appliance(appliance: Any, banner: Callable[[], None]) -> int:

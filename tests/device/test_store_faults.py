@@ -212,3 +212,25 @@ def test_the_database_and_its_wal_files_are_private(tmp_path: Path) -> None:
             made = Path(f"{path}{suffix}")
             assert made.exists()
             assert stat.S_IMODE(made.stat().st_mode) == 0o600, suffix
+
+
+def test_the_cli_shows_and_exports_from_a_full_card_and_says_why_it_cannot_write(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.device import cli, paths
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with MatchStore(paths.database_path(data)) as s:
+        m = s.create_match("tally", ["a", "b"])
+        s.submit(m.id, deal())
+    Faulty.fail = FULL
+    assert cli.main(["--data-dir", str(data), "show", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "is full" in err and "a" in out
+    assert cli.main(["--data-dir", str(data), "export", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert len(parse_match_log(out).events) == 1
+    assert cli.main(["--data-dir", str(data), "undo", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert "is full" in err and "nothing was recorded" in err and "move it aside" not in err
+    assert "Traceback" not in err
