@@ -117,6 +117,7 @@ def _page(selected: str, form: Mapping[str, str], problem: str | None) -> str:
         max_seats=max_seats,
         option_kind=option_kind,
         option_text=option_text,
+        pin_digits=table_pin().digits,
     )
 
 
