@@ -216,11 +216,13 @@ class MatchStore:
         try:
             conn = self._connect(str(self.path))
         except sqlite3.Error as exc:
+            exc = _with_cause(exc, self.path)
             if existed and _card_fault(exc):
                 return self._open_read_only(exc)
             raise StoreError(
-                f"cannot open the match database {self.path} ({exc}); check that the file is "
-                "readable and writable"
+                _card_fault(exc, self.path)
+                or f"cannot open the match database {self.path} ({exc}); check that the file "
+                "is readable and writable"
             ) from None
         try:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -232,6 +234,7 @@ class MatchStore:
             self._migrate(conn)
         except sqlite3.Error as exc:
             conn.close()
+            exc = _with_cause(exc, self.path)
             if existed and _card_fault(exc):
                 return self._open_read_only(exc)
             raise StoreError(_unopenable(self.path, exc)) from None
@@ -1148,6 +1151,22 @@ def _card_fault(exc: sqlite3.Error, path: Path | None = None) -> str:
                 "may be failing: make a backup now (`ducktable backup FILE` onto another "
                 "disk) and replace the card; nothing was recorded")
     return ""
+
+
+def _with_cause(exc: sqlite3.Error, path: Path) -> sqlite3.Error:
+    """``exc``, or when SQLite only says it could not open or write a file, the state of the
+    file system that explains it (mounted read-only, or no free space left)."""
+    if _card_fault(exc):
+        return exc
+    try:
+        fs = os.statvfs(path.parent)
+    except OSError:
+        return exc
+    if fs.f_flag & os.ST_RDONLY:
+        return sqlite3.OperationalError(f"{exc}: the file system is mounted read-only")
+    if fs.f_bfree == 0 or (fs.f_bavail == 0 and os.geteuid() != 0):
+        return sqlite3.OperationalError(f"{exc}: the disk is full")
+    return exc
 
 
 def _make_private(path: Path, create: bool = True) -> None:

@@ -234,3 +234,25 @@ def test_the_cli_shows_and_exports_from_a_full_card_and_says_why_it_cannot_write
     out, err = capsys.readouterr()
     assert "is full" in err and "nothing was recorded" in err and "move it aside" not in err
     assert "Traceback" not in err
+
+
+def test_a_read_only_mount_is_named_not_called_a_permission_problem(
+        db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite only says "unable to open database file" there; the mount flag says why."""
+    import os
+
+    from ducktable.device import store as store_module
+
+    real = os.statvfs(db.parent)
+
+    class ReadOnlyMount:
+        f_flag = real.f_flag | os.ST_RDONLY
+        f_bavail = real.f_bavail
+        f_bfree = real.f_bfree
+
+    monkeypatch.setattr(store_module.os, "statvfs", lambda path: ReadOnlyMount())
+    monkeypatch.setattr(store_module.os, "access", lambda path, mode: False)
+    Faulty.fail = "unable to open database file"
+    with MatchStore(db) as s:
+        assert "read-only" in s.read_only and "chmod" not in s.read_only
+        assert len(s.events(1)) == 2
