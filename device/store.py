@@ -569,6 +569,33 @@ class MatchStore:
             self._seq(conn, match_id)  # unknown match -> StoreError
             return self._load_events(conn, match_id)
 
+    def log_rows(self, match_id: int) -> list[tuple[Event | None, str]]:
+        """The live log row by row: each event, or None and the row's text when the row is
+        too damaged to read (so that it can be shown and corrected)."""
+        match_id = _match_id(match_id)
+        with self._read() as conn:
+            self._seq(conn, match_id)
+            return [(event, "" if event is not None else self._raw_body(conn, match_id, idx))
+                    for idx, event, _ in self._load_rows(conn, match_id)]
+
+    def state_before(self, match_id: int, index: int) -> State:
+        """The match as it stood before event ``#index`` (a private copy), for correcting that
+        event while a later one, or the event itself, keeps the whole log from replaying."""
+        match_id = _match_id(match_id)
+        with self._read() as conn:
+            info = _info(self._row(conn, match_id))
+            rows = self._load_rows(conn, match_id)[:max(0, index)]
+        game = self._game(info)
+        events = []
+        for idx, event, why in rows:
+            if event is None:
+                raise StoreError(_damaged_row(match_id, idx, why))
+            events.append(event)
+        try:
+            return replay(game, info.players, events, observer=info.observer)
+        except IllegalEvent as exc:
+            raise StoreError(f"match {match_id} no longer replays: {exc}") from None
+
     def state(self, match_id: int) -> State:
         """The match's current state: a private copy the caller may change freely."""
         match_id = _match_id(match_id)
