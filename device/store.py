@@ -1127,8 +1127,8 @@ def _now(seconds: bool = False) -> str:
 
 
 def _damaged_row(match_id: int, idx: int, why: str, undo: bool = True) -> str:
-    fix = (f"correct it (`ducktable correct {match_id} {idx} EVENT`, or on the phone's "
-           "history page)")
+    fix = (f"correct it (`ducktable correct {match_id} {idx} EVENT`, or on the phone at "
+           f"/match/{match_id}/events/{idx}/correct)")
     if undo:
         fix += ", or undo it if it is the last"
     return (f"event #{idx} of match {match_id} is damaged in the database ({why}); {fix}; "
