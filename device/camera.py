@@ -556,7 +556,7 @@ def _chosen(spec: str) -> tuple[type[BaseSource], tuple[Any, ...]]:
                 f"bad synthetic seed {seed_text!r}: write synthetic:SEED with a whole number"
             ) from None
         return SyntheticSource, (seed,)
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return VideoCaptureSource, (int(text),)
     if "://" in text:
         return VideoCaptureSource, (text,)

@@ -94,6 +94,16 @@ def register(subparsers: Any) -> None:
                    help="leave out hidden information (hands, draw pile)")
     p.set_defaults(func=cmd_export)
 
+    p = subparsers.add_parser(
+        "backup", help="copy the whole match database to FILE (safe while ducktable runs)")
+    p.add_argument("file", help="the backup file to write (replaced if it exists)")
+    p.set_defaults(func=cmd_backup)
+
+    p = subparsers.add_parser(
+        "restore", help="replace every match by those of a backup FILE (the old data is kept)")
+    p.add_argument("file", help="a file made by `ducktable backup`")
+    p.set_defaults(func=cmd_restore)
+
     p = subparsers.add_parser("import", help="store a match from an exported JSONL log")
     p.add_argument("file", help="the .jsonl file, or - for stdin")
     p.set_defaults(func=cmd_import)
@@ -182,6 +192,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     for verdict in verdicts:
         _print_verdict(verdict, args.json)
     return 0 if all(verdicts) else 1
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        written = _guard(lambda: store.backup(args.file))
+    print(f"backup written to {written}; restore it with `ducktable restore {written}`")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        kept = _guard(lambda: store.restore(args.file))
+        count = len(_guard(store.list_matches))
+    print(f"restored {count} matches from {args.file}; the data it replaced is kept in {kept}")
+    return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -282,6 +307,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     options = parse_options(args.option)
     try:
         game = registry.make_game(args.game, options)
+        if not game.min_players <= args.players <= game.max_players:  # before naming any bot
+            raise RulesError(
+                f"{game.title or game.name} is for {game.min_players} to {game.max_players} "
+                f"players, got {args.players}; give --players in that range"
+            )
         players = [f"bot{i + 1}" for i in range(args.players)]
         state = game.new_state(players)
         bots = [make_bot(args.bot, state, seat, args.seed) for seat in range(len(players))]
@@ -529,9 +559,12 @@ def _print_json(value: Any) -> None:
 def _open_store(args: argparse.Namespace) -> MatchStore:
     path = paths.database_path(getattr(args, "data_dir", None))
     try:
-        return MatchStore(path)
+        store = MatchStore(path)
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    if store.read_only:
+        print(f"ducktable: warning: {store.read_only}", file=sys.stderr)
+    return store
 
 
 def _guard(call: Callable[[], T]) -> T:

@@ -181,6 +181,8 @@ def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
     return {
         "INSTANCE_PATH": str(data_dir),
         "TABLE_PIN": config.table.pin or None,
+        "PIN_DIGITS": config.table.pin_digits,
+        "UNLOCK_MAX_AGE_S": config.table.unlock_hours * 3600,
         "PIN_FILE": str(data_dir / "table-pin"),
         "SECRET_KEY_FILE": str(data_dir / "secret-key"),
         "PARTY_FILE": str(data_dir / "party.json"),
@@ -189,9 +191,12 @@ def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
 
 def open_store(data_dir: Path) -> MatchStore:
     try:
-        return MatchStore(data_dir / paths.DATABASE_NAME)
+        store = MatchStore(data_dir / paths.DATABASE_NAME)
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    if store.read_only:  # the scoreboard still shows every match; changes are refused
+        print(f"ducktable: warning: {store.read_only}", file=sys.stderr)
+    return store
 
 
 def start_appliance(appliance: Any, banner: Callable[[], None]) -> int:

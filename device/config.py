@@ -42,8 +42,13 @@ class ServerConfig:
 @dataclass(frozen=True)
 class TableConfig:
     pin: str = ""
-    """The table PIN (4-8 digits); empty = a random PIN chosen on first start and kept; it is
+    """The table PIN (4-12 digits); empty = a random PIN chosen on first start and kept; it is
     shown on the console. A PIN chosen on the setup page takes precedence."""
+    pin_digits: int = 4
+    """The fewest digits a PIN may have, and the length of a random one (4-12); 6 or more
+    makes guessing through the scoreboard's network hopeless."""
+    unlock_hours: float = 6.0
+    """How long a phone stays unlocked after the PIN was typed (then it asks again)."""
     game: str = "duck"
 
 
@@ -178,6 +183,10 @@ def _coerce(what: str, value: Any, default: Any, where: str) -> Any:
         if not isinstance(value, int) or isinstance(value, bool):
             raise bad("a whole number")
         return value
+    if isinstance(default, float):
+        if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+            raise bad("a number")
+        return float(value)
     if isinstance(default, str):
         if not isinstance(value, str):
             raise bad("text in quotes")
@@ -197,8 +206,14 @@ def _check(config: Config, where: str) -> None:
     if not 1 <= config.server.threads <= 512:
         raise ConfigError(f"{where}: [server] threads must be 1 to 512")
     pin = config.table.pin
-    if pin and not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 8):
-        raise ConfigError(f"{where}: [table] pin must be 4 to 8 digits in quotes, e.g. \"4821\"")
+    digits = config.table.pin_digits
+    if not 4 <= digits <= 12:
+        raise ConfigError(f"{where}: [table] pin_digits must be 4 to 12, got {digits}")
+    if pin and not (pin.isascii() and pin.isdigit() and digits <= len(pin) <= 12):
+        raise ConfigError(f"{where}: [table] pin must be {digits} to 12 digits in quotes, "
+                          f"e.g. \"{'482135791357'[:digits]}\"")
+    if not 0 < config.table.unlock_hours <= 24 * 365:
+        raise ConfigError(f"{where}: [table] unlock_hours must be more than 0, e.g. 6")
     if config.cues.pin_factory not in ("auto", "mock", "pi"):
         raise ConfigError(f"{where}: [cues] pin_factory must be \"auto\", \"mock\" or \"pi\"")
     if not config.cues.seat_leds:

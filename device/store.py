@@ -55,8 +55,11 @@ SCHEMA_VERSION = 1
 """``PRAGMA user_version`` of a database this code writes. Bump it and add a migration."""
 
 LOG_FORMAT = "ducktable-match-log"
-LOG_FORMAT_VERSION = 1
+LOG_FORMAT_VERSION = 2
 """Version of the exported match log (docs/match-log-format.md). Bump on incompatible change."""
+
+READABLE_LOG_VERSIONS = (1, 2)
+"""Version 1 logs hold version-1 events, which :meth:`Event.from_json` upgrades."""
 
 WAIT_POLL_S = 0.25
 """How often :meth:`MatchStore.wait_for_change` also looks for changes made by other processes."""
@@ -70,6 +73,10 @@ class StoreError(Exception):
 
     The message says what was wrong and what to do.
     """
+
+
+class NoSuchMatch(StoreError):
+    """The match id names no match in this database (a phone's 404, not a disk fault)."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +185,9 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _migrate_0_to_
 class MatchStore:
     """Durable, thread-safe storage of matches and their event logs (see the module doc)."""
 
+    connection_factory: type[sqlite3.Connection] = sqlite3.Connection
+    """The connection class (tests inject disk faults through a subclass)."""
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
@@ -187,6 +197,9 @@ class MatchStore:
         self._pending: dict[int, tuple[int, State]] = {}  # cache entries awaiting the commit
         self._conn: sqlite3.Connection | None = None
         self.journal_mode = ""
+        self.read_only = ""
+        """Why the database could only be opened for reading (a full, read-only or failing
+        card); "" when it is writable. Reading works either way; writes are refused with it."""
         self._conn = self._open()
 
     # -- opening and closing ---------------------------------------------------------------
@@ -201,17 +214,18 @@ class MatchStore:
                 f"the folder {self.path.parent} for the match database does not exist; "
                 "create it or choose another data folder"
             )
+        existed = self.path.exists()
+        _make_private(self.path)
         try:
-            conn = sqlite3.connect(
-                self.path,
-                timeout=BUSY_TIMEOUT_S,
-                isolation_level=None,  # transactions are explicit (BEGIN IMMEDIATE)
-                check_same_thread=False,  # one connection behind self._lock
-            )
+            conn = self._connect(str(self.path))
         except sqlite3.Error as exc:
+            exc = _with_cause(exc, self.path)
+            if existed and _card_fault(exc):
+                return self._open_read_only(exc)
             raise StoreError(
-                f"cannot open the match database {self.path} ({exc}); check that the file is "
-                "readable and writable"
+                _card_fault(exc, self.path)
+                or f"cannot open the match database {self.path} ({exc}); check that the file "
+                "is readable and writable"
             ) from None
         try:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -223,12 +237,56 @@ class MatchStore:
             self._migrate(conn)
         except sqlite3.Error as exc:
             conn.close()
+            exc = _with_cause(exc, self.path)
+            if existed and _card_fault(exc):
+                return self._open_read_only(exc)
             raise StoreError(_unopenable(self.path, exc)) from None
         except StoreError:
             conn.close()
             raise
         self.journal_mode = str(mode)  # "wal" except on file systems without shared memory
+        for suffix in ("-wal", "-shm"):
+            _make_private(Path(f"{self.path}{suffix}"), create=False)
         return conn
+
+    def _connect(self, target: str, uri: bool = False) -> sqlite3.Connection:
+        return sqlite3.connect(
+            target,
+            timeout=BUSY_TIMEOUT_S,
+            isolation_level=None,  # transactions are explicit (BEGIN IMMEDIATE)
+            check_same_thread=False,  # one connection behind self._lock
+            factory=self.connection_factory,
+            uri=uri,
+        )
+
+    def _open_read_only(self, fault: sqlite3.Error) -> sqlite3.Connection:
+        """Open for reading after ``fault`` (a full, read-only or failing card) made a writable
+        opening fail: the matches can still be shown, exported and backed up."""
+        why = _unwritable(self.path, fault)
+        target = self.path.resolve().as_uri()
+        last: sqlite3.Error = fault
+        for query in ("?mode=ro", "?immutable=1"):  # immutable: no -shm can be made either
+            try:
+                conn = self._connect(target + query, uri=True)
+            except sqlite3.Error as exc:
+                last = exc
+                continue
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                conn.execute("SELECT COUNT(*) FROM matches").fetchone()
+            except sqlite3.Error as exc:
+                conn.close()
+                last = exc
+                continue
+            if version != SCHEMA_VERSION:
+                conn.close()
+                raise StoreError(f"{why}; the database (schema {version}) cannot be read "
+                                 f"without being upgraded to schema {SCHEMA_VERSION}")
+            self.read_only = why.replace("; nothing was recorded", "") + (
+                "; only reading works until then (show, export, backup, the scoreboard)")
+            self.journal_mode = "read-only"
+            return conn
+        raise StoreError(_unopenable(self.path, last)) from None
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -281,13 +339,17 @@ class MatchStore:
             try:
                 yield conn
             except sqlite3.Error as exc:
-                raise StoreError(_unreadable(self.path, exc)) from None
+                raise StoreError(_card_fault(exc, self.path) or _unreadable(self.path, exc)
+                                 ) from None
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: everything or nothing, durable once the block returns."""
         with self._lock:
             conn = self.conn
+            if self.read_only:
+                raise StoreError(self.read_only.replace(
+                    "; only reading works", "; nothing was recorded; only reading works"))
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
@@ -321,7 +383,7 @@ class MatchStore:
             (_match_id(match_id),),
         ).fetchone()
         if row is None:
-            raise StoreError(
+            raise NoSuchMatch(
                 f"there is no match {match_id}; list the matches with `ducktable show`"
             )
         return tuple(row)
@@ -331,7 +393,7 @@ class MatchStore:
             "SELECT seq FROM matches WHERE id = ?", (_match_id(match_id),)
         ).fetchone()
         if row is None:
-            raise StoreError(
+            raise NoSuchMatch(
                 f"there is no match {match_id}; list the matches with `ducktable show`"
             )
         return int(row[0])
@@ -366,17 +428,30 @@ class MatchStore:
 
     def _load_events(self, conn: sqlite3.Connection, match_id: int) -> list[Event]:
         events = []
+        for idx, event, problem in self._load_rows(conn, match_id):
+            if event is None:
+                raise StoreError(_damaged_row(match_id, idx, problem))
+            events.append(event)
+        return events
+
+    def _load_rows(self, conn: sqlite3.Connection,
+                   match_id: int) -> list[tuple[int, Event | None, str]]:
+        """Every row of the live log: its index, the event (None when the row cannot be read)
+        and, for a damaged row, why; a damaged row does not hide the others."""
+        rows: list[tuple[int, Event | None, str]] = []
         for idx, body in conn.execute(
             "SELECT idx, body FROM events WHERE match_id = ? ORDER BY idx", (match_id,)
         ):
             try:
-                events.append(Event.from_json(body))
+                rows.append((int(idx), Event.from_json(body), ""))
             except BadEvent as exc:
-                raise StoreError(
-                    f"event #{idx} of match {match_id} is damaged in the database ({exc}); "
-                    "undo it or correct it"
-                ) from None
-        return events
+                rows.append((int(idx), None, str(exc)))
+        return rows
+
+    def _raw_body(self, conn: sqlite3.Connection, match_id: int, idx: int) -> str:
+        row = conn.execute("SELECT body FROM events WHERE match_id = ? AND idx = ?",
+                           (match_id, idx)).fetchone()
+        return "" if row is None else str(row[0])
 
     def _audit(
         self,
@@ -497,6 +572,33 @@ class MatchStore:
             self._seq(conn, match_id)  # unknown match -> StoreError
             return self._load_events(conn, match_id)
 
+    def log_rows(self, match_id: int) -> list[tuple[Event | None, str]]:
+        """The live log row by row: each event, or None and the row's text when the row is
+        too damaged to read (so that it can be shown and corrected)."""
+        match_id = _match_id(match_id)
+        with self._read() as conn:
+            self._seq(conn, match_id)
+            return [(event, "" if event is not None else self._raw_body(conn, match_id, idx))
+                    for idx, event, _ in self._load_rows(conn, match_id)]
+
+    def state_before(self, match_id: int, index: int) -> State:
+        """The match as it stood before event ``#index`` (a private copy), for correcting that
+        event while a later one, or the event itself, keeps the whole log from replaying."""
+        match_id = _match_id(match_id)
+        with self._read() as conn:
+            info = _info(self._row(conn, match_id))
+            rows = self._load_rows(conn, match_id)[:max(0, index)]
+        game = self._game(info)
+        events = []
+        for idx, event, why in rows:
+            if event is None:
+                raise StoreError(_damaged_row(match_id, idx, why))
+            events.append(event)
+        try:
+            return replay(game, info.players, events, observer=info.observer)
+        except IllegalEvent as exc:
+            raise StoreError(f"match {match_id} no longer replays: {exc}") from None
+
     def state(self, match_id: int) -> State:
         """The match's current state: a private copy the caller may change freely."""
         match_id = _match_id(match_id)
@@ -584,6 +686,14 @@ class MatchStore:
             if row is None:
                 return None
             index, body = row
+            damaged = [(i, why) for i, event, why in self._load_rows(conn, match_id)
+                       if event is None and i != index]
+            if damaged:
+                first, why = damaged[0]
+                raise StoreError(
+                    f"{_damaged_row(match_id, first, why, undo=False)}; undo would remove "
+                    f"event #{index}, which is not damaged, so nothing was undone"
+                )
             conn.execute("DELETE FROM events WHERE match_id = ? AND idx = ?", (match_id, index))
             state = self._replay_rows(conn, match_id)
             seq = self._bump(conn, match_id, state)
@@ -619,7 +729,11 @@ class MatchStore:
             return parsed
         with self._write() as conn:
             info = _info(self._row(conn, match_id))
-            events = self._load_events(conn, match_id)
+            rows = self._load_rows(conn, match_id)
+            for i, event, why in rows:
+                if event is None and i != index:
+                    raise StoreError(_damaged_row(match_id, i, why))
+            events: list[Event | None] = [event for _, event, _ in rows]
             if not 0 <= index < len(events):
                 raise StoreError(
                     f"match {match_id} has no event #{index}; its events are numbered "
@@ -628,7 +742,7 @@ class MatchStore:
             state = self._game(info).new_state(info.players, observer=info.observer)
             verdict = Verdict.legal()
             for i, old in enumerate(events):
-                step = state.apply(parsed if i == index else old)
+                step = state.apply(parsed if i == index or old is None else old)
                 if i == index:
                     verdict = step
                     if not step.ok:
@@ -640,7 +754,8 @@ class MatchStore:
                         f"replacing event #{index} would make event #{i} illegal: {step.reason}",
                         *step.rules,
                     )
-            previous = events[index].dumps()
+            kept = events[index]
+            previous = kept.dumps() if kept is not None else self._raw_body(conn, match_id, index)
             conn.execute(
                 "UPDATE events SET body = ? WHERE match_id = ? AND idx = ?",
                 (parsed.dumps(), match_id, index),
@@ -673,6 +788,93 @@ class MatchStore:
             for seq, when, action, idx, event, previous, reason in rows
         ]
 
+    # -- backup and restore ------------------------------------------------------------------
+    def backup(self, dest: str | os.PathLike[str]) -> Path:
+        """Copy the whole database, recent events still in the write-ahead log included, to
+        ``dest`` (replaced if it exists; mode 0600), with SQLite's online backup API: the
+        store keeps working meanwhile. Works on a read-only store too."""
+        dest = Path(dest)
+        if dest.is_dir():
+            raise StoreError(f"{dest} is a folder; give the name of the backup file to write")
+        if dest.resolve() == self.path.resolve():
+            raise StoreError("a backup must go to another file than the match database itself")
+        if not dest.parent.is_dir():
+            raise StoreError(f"the folder {dest.parent} does not exist; create it or choose "
+                             "another place for the backup")
+        tmp = dest.with_name(f".{dest.name}.part")
+        try:
+            tmp.unlink(missing_ok=True)
+            _make_private(tmp)
+            target = sqlite3.connect(tmp)
+            try:
+                with self._lock:
+                    self.conn.backup(target)
+            finally:
+                target.close()
+            os.replace(tmp, dest)
+        except (sqlite3.Error, OSError) as exc:
+            with suppress(OSError):
+                tmp.unlink()
+            fault = _card_fault(exc) if isinstance(exc, sqlite3.Error) else ""
+            raise StoreError(
+                f"could not write the backup {dest} ({fault or exc}); choose a place with "
+                "free space that this user may write (e.g. a USB stick)") from None
+        return dest
+
+    def restore(self, source: str | os.PathLike[str]) -> Path:
+        """Replace every match by those of the backup ``source`` (made by :meth:`backup`).
+
+        The data replaced is first saved beside the database; that file's path is returned,
+        so a restore never loses recorded events. A file that is not a ducktable database,
+        or one from a newer ducktable, is refused and nothing changes."""
+        source = Path(source)
+        if not source.is_file():
+            raise StoreError(f"the backup {source} does not exist (or is not a file); give the "
+                             "path of a file made by `ducktable backup`")
+        if self.read_only:
+            raise StoreError(self.read_only.replace(
+                "; only reading works", "; nothing was restored; only reading works"))
+        try:
+            src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the backup {source} ({exc})") from None
+        try:
+            try:
+                version = src.execute("PRAGMA user_version").fetchone()[0]
+                problems = [row[0] for row in src.execute("PRAGMA quick_check")]
+                tables = {row[0] for row in src.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            except sqlite3.Error as exc:
+                raise StoreError(f"{source} is not a ducktable match database ({exc}); give "
+                                 "a file made by `ducktable backup`") from None
+            if not {"matches", "events", "audit"} <= tables or version < 1:
+                raise StoreError(f"{source} is not a ducktable match database (it has no "
+                                 "matches); give a file made by `ducktable backup`")
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"the backup {source} was written by a newer ducktable "
+                                 f"(schema {version}); upgrade ducktable to restore it")
+            if problems != ["ok"]:
+                raise StoreError(f"the backup {source} is damaged ({'; '.join(problems[:3])}); "
+                                 "nothing was restored")
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            kept = self.backup(self.path.with_name(f"{self.path.name}.before-restore-{stamp}"))
+            with self._lock:
+                try:
+                    src.backup(self.conn)
+                    self._migrate(self.conn)
+                except sqlite3.Error as exc:
+                    raise StoreError(
+                        f"{_unwritable(self.path, exc)}; the data from before is in {kept}"
+                    ) from None
+                finally:
+                    self._cache.clear()
+        finally:
+            src.close()
+        with self._changed:
+            self._generation += 1
+            self._changed.notify_all()
+        return kept
+
     # -- export and import -------------------------------------------------------------------
     def export_jsonl(self, match_id: int, public: bool = False) -> str:
         """The match log as JSONL: a header line, then one event per line.
@@ -683,12 +885,22 @@ class MatchStore:
         match_id = _match_id(match_id)
         with self._read() as conn:
             info = _info(self._row(conn, match_id))
-            events = self._load_events(conn, match_id)
+            rows = self._load_rows(conn, match_id)
+            events: list[Event | str] = [
+                event if event is not None
+                else " ".join(self._raw_body(conn, match_id, idx).splitlines())
+                for idx, event, _ in rows
+            ]
         if info.damaged:
             raise StoreError(info.damaged)
         if public:
             game = self._game(info)
-            events = [game.public_event(e) for e in events]
+            for idx, event, why in rows:
+                if event is None:
+                    raise StoreError(f"{_damaged_row(match_id, idx, why)}; a public export "
+                                     "needs every event readable (a plain export keeps the "
+                                     "damaged line as it is)")
+            events = [game.public_event(e) for e in events if isinstance(e, Event)]
         return dump_match_log(
             game=info.game,
             players=info.players,
@@ -725,13 +937,14 @@ def dump_match_log(
     game: str,
     players: Sequence[str],
     options: Mapping[str, Any],
-    events: Sequence[Event],
+    events: Sequence[Event | str],
     observer: bool = False,
     name: str = "",
     created: str = "",
     public: bool = False,
 ) -> str:
-    """Write a match log: the header line, then one compact event JSON per line."""
+    """Write a match log: the header line, then one compact event JSON per line (a text, for
+    an event row too damaged to read, is written as it is, so that nothing is lost)."""
     header = {
         "format": LOG_FORMAT,
         "version": LOG_FORMAT_VERSION,
@@ -745,7 +958,7 @@ def dump_match_log(
         "events": len(events),
     }
     lines = [json.dumps(header, sort_keys=True, separators=(",", ":"))]
-    lines.extend(e.dumps() for e in events)
+    lines.extend(e if isinstance(e, str) else e.dumps() for e in events)
     return "\n".join(lines) + "\n"
 
 
@@ -814,10 +1027,10 @@ def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
     if obj.get("format") != LOG_FORMAT:
         raise StoreError(f"line {line}: 'format' must be {LOG_FORMAT!r}, got {obj['format']!r}")
     version = obj.get("version")
-    if version != LOG_FORMAT_VERSION:
+    if isinstance(version, bool) or version not in READABLE_LOG_VERSIONS:
         raise StoreError(
             f"line {line}: match log version {version!r} is not supported (this ducktable "
-            f"reads version {LOG_FORMAT_VERSION}); upgrade ducktable"
+            f"reads versions {', '.join(map(str, READABLE_LOG_VERSIONS))}); upgrade ducktable"
         )
     if not isinstance(obj.get("game"), str):
         raise StoreError(f"line {line}: the header needs \"game\": the game's name, e.g. \"duck\"")
@@ -916,6 +1129,15 @@ def _now(seconds: bool = False) -> str:
     return datetime.now(UTC).isoformat(timespec="seconds" if seconds else "milliseconds")
 
 
+def _damaged_row(match_id: int, idx: int, why: str, undo: bool = True) -> str:
+    fix = (f"correct it (`ducktable correct {match_id} {idx} EVENT`, or on the phone at "
+           f"/match/{match_id}/events/{idx}/correct)")
+    if undo:
+        fix += ", or undo it if it is the last"
+    return (f"event #{idx} of match {match_id} is damaged in the database ({why}); {fix}; "
+            f"`ducktable export {match_id}` writes the damaged line as it is")
+
+
 def _unreadable(path: Path, exc: sqlite3.Error) -> str:
     return (
         f"the match database {path} cannot be read ({exc}); if it is damaged, move it aside "
@@ -925,8 +1147,11 @@ def _unreadable(path: Path, exc: sqlite3.Error) -> str:
 
 
 def _unopenable(path: Path, exc: sqlite3.Error) -> str:
-    """Why a database could not be opened: a folder or file this user may not write (SQLite
-    writes its journal beside the file even to read), else damage."""
+    """Why a database could not be opened: a full or failing card, a folder or file this user
+    may not write (SQLite writes its journal beside the file even to read), else damage."""
+    fault = _card_fault(exc, path)
+    if fault:
+        return fault
     for place in (path.parent, path):
         if place.exists() and not os.access(place, os.W_OK):
             kind = "folder" if place.is_dir() else "file"
@@ -938,7 +1163,57 @@ def _unopenable(path: Path, exc: sqlite3.Error) -> str:
     return _unreadable(path, exc)
 
 
+def _card_fault(exc: sqlite3.Error, path: Path | None = None) -> str:
+    """What a full, read-only or failing disk (the Pi's SD card) did, in words; "" when
+    ``exc`` is none of these."""
+    text = str(exc).lower()
+    where = f"the match database {path}" if path is not None else "the match database"
+    if "full" in text:
+        return (f"the disk (SD card) holding {where} is full ({exc}); free some space (delete "
+                "old exports, logs or videos), then try again; nothing was recorded")
+    if "readonly" in text or "read-only" in text:
+        return (f"{where} is on a read-only file system or is a read-only file ({exc}); an SD "
+                "card that develops faults often turns read-only: copy the data off now "
+                "(`ducktable backup FILE` onto another disk) and replace the card, or remount "
+                "it read-write; nothing was recorded")
+    if "i/o error" in text:
+        return (f"the disk (SD card) holding {where} reported an I/O error ({exc}); the card "
+                "may be failing: make a backup now (`ducktable backup FILE` onto another "
+                "disk) and replace the card; nothing was recorded")
+    return ""
+
+
+def _with_cause(exc: sqlite3.Error, path: Path) -> sqlite3.Error:
+    """``exc``, or when SQLite only says it could not open or write a file, the state of the
+    file system that explains it (mounted read-only, or no free space left)."""
+    if _card_fault(exc):
+        return exc
+    try:
+        fs = os.statvfs(path.parent)
+    except OSError:
+        return exc
+    if fs.f_flag & os.ST_RDONLY:
+        return sqlite3.OperationalError(f"{exc}: the file system is mounted read-only")
+    if fs.f_bfree == 0 or (fs.f_bavail == 0 and os.geteuid() != 0):
+        return sqlite3.OperationalError(f"{exc}: the disk is full")
+    return exc
+
+
+def _make_private(path: Path, create: bool = True) -> None:
+    """Create ``path`` empty with mode 0600 (SQLite gives its -wal and -shm files the mode of
+    the database), or take group and other access from an existing file of this user."""
+    with suppress(OSError):
+        if create and not path.exists():
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        elif path.exists() and path.stat().st_uid == os.getuid() \
+                and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+
+
 def _unwritable(path: Path, exc: sqlite3.Error) -> str:
+    fault = _card_fault(exc, path)
+    if fault:
+        return fault
     return (
         f"could not write to the match database {path} ({exc}); check that the disk has free "
         "space, the file is writable and no other program holds it locked; nothing was recorded"

@@ -179,9 +179,10 @@ class BruceGame(Game):
         EventSpec("declare", (Field("opponent", "seat", help="whose nest Bruce raids"),
                               Field("n", "choice", choices=DECLARE_CHOICES,
                                     help="how many cards you try to win")),
-                  help="after Bruce: name an opponent and a number from 1 to 3"),
+                  help="after Bruce: name an opponent and a number from 1 to 3",
+                  rules=("BRUCE-T4",)),
         EventSpec("roll", (Field("face", "choice", choices=tuple(sorted(set(DIE_FACES)))),),
-                  chance=True, help="the die roll after Bruce"),
+                  chance=True, help="the die roll after Bruce", rules=("BRUCE-C3", "BRUCE-T4")),
         EventSpec("steal", (Field("cards", "cards", help="the blind-drawn cards, as shown"),),
                   chance=True, help="the cards Bruce's roll moves from one nest to another"),
     )
@@ -253,6 +254,13 @@ class BruceState(State):
 
     def turn_rules(self) -> tuple[str, ...]:
         return ("BRUCE-T5",)
+
+    def next_rules(self) -> tuple[str, ...]:
+        if self.phase == "reveal" and self.history and self.history[-1].type == "reveal" \
+                and not is_bruce(str(self.history[-1].data.get("card"))):
+            return ("BRUCE-T3",)  # the card just turned was a double duck: the turn is over
+        return {"shuffle": ("BRUCE-R2",), "reveal": ("BRUCE-T1",), "choose": ("BRUCE-T2",),
+                "over": ("BRUCE-G1",)}.get(self.phase, ("BRUCE-T4",))
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ("BRUCE-G1",)

@@ -13,12 +13,42 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-EVENT_FORMAT_VERSION = 1
+EVENT_FORMAT_VERSION = 2
 """Version of the JSON form of an event (docs/match-log-format.md). Bump on incompatible change."""
+
+READABLE_EVENT_VERSIONS = (1, 2)
+"""Event versions :meth:`Event.from_json` reads; older ones are upgraded by :func:`upgrade_v1`."""
+
+
+def upgrade_v1(etype: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A version-1 event's fields in their version-2 spelling (docs/match-log-format.md).
+
+    Version 2 renamed DUCK's draw field ``source`` to ``pile`` (``source`` is also the
+    event's own member: who reported it), and gave Sitting Ducks one spelling: every action
+    names its place(s) in ``position`` (no more ``positions``), and a discard names the action
+    as its play does (``"action": "double_barrel"``, not ``"card": "action-double-barrel"``;
+    ``shown`` likewise)."""
+    out = dict(data)
+    if etype == "draw" and "source" in out and "pile" not in out:
+        out["pile"] = out.pop("source")
+    if "positions" in out and "position" not in out:
+        out["position"] = out.pop("positions")
+    if etype == "discard" and isinstance(out.get("card"), str) and "action" not in out:
+        out["action"] = _action_name(out.pop("card"))
+        shown = out.get("shown")
+        if isinstance(shown, list):
+            out["shown"] = [_action_name(c) if isinstance(c, str) else c for c in shown]
+    return out
+
+
+def _action_name(label: str) -> str:
+    """``action-double-barrel`` -> ``double_barrel`` (a Sitting Ducks card as its play)."""
+    return label.removeprefix("action-").replace("-", "_")
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,13 +107,26 @@ def read_json(text: str | bytes) -> Any:
     callers that turn bad input into a clear message need one exception for all three.
     """
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise JSONTextError(f"{exc.msg} at character {exc.pos}") from None
     except RecursionError:
         raise JSONTextError("brackets nested too deep") from None
     except ValueError:  # int() of a number with too many digits
         raise JSONTextError("a number too long to read") from None
+    if _SURROGATE_ESCAPE.search(text if isinstance(text, str) else text.decode("latin-1")):
+        # "\ud800" reads as a lone surrogate: text that cannot be stored, printed or shown
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise JSONTextError(
+                "a \\u escape names a lone surrogate (half of a character); write the "
+                "character itself or both halves of the pair"
+            ) from None
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class IllegalEvent(RulesError):
@@ -153,14 +196,17 @@ class Event:
         if not isinstance(obj, dict):
             raise BadEvent("an event must be a JSON object with at least a 'type' field")
         version = obj.get("v", EVENT_FORMAT_VERSION)
-        if version != EVENT_FORMAT_VERSION:
+        if isinstance(version, bool) or version not in READABLE_EVENT_VERSIONS:
             raise BadEvent(
                 f"event format version {version!r} is not supported (this ducktable reads "
-                f"version {EVENT_FORMAT_VERSION})"
+                f"versions {', '.join(map(str, READABLE_EVENT_VERSIONS))}); upgrade ducktable"
             )
         unknown = set(obj) - {"v", "type", "seat", "data", "ts", "source"}
         if unknown:
-            raise BadEvent(f"unknown event field(s) {sorted(unknown)}; allowed: type, seat, data, ts, source, v")
+            raise BadEvent(
+                f"unknown event field(s) {sorted(unknown)}; allowed: type, seat, data, ts, "
+                "source, v. An event type's own fields go inside \"data\", e.g. "
+                '{"type": "draw", "seat": 1, "data": {"pile": "deck"}}')
         etype = obj.get("type")
         if not isinstance(etype, str) or not etype:
             raise BadEvent("event 'type' must be a non-empty string")
@@ -175,7 +221,12 @@ class Event:
             raise BadEvent(f"event 'ts' must be whole milliseconds, got {ts!r}")
         source = obj.get("source", "manual")
         if source not in cls.SOURCES:
-            raise BadEvent(f"event 'source' must be one of {list(cls.SOURCES)}, got {source!r}")
+            raise BadEvent(
+                f"event 'source' says who reported it and must be one of {list(cls.SOURCES)}, "
+                f"got {source!r}; an event type's own fields go inside \"data\", e.g. "
+                '{"type": "draw", "seat": 1, "data": {"pile": "deck"}}')
+        if version == 1:
+            data = upgrade_v1(etype, data)
         return cls(type=etype, seat=seat, data=data, ts=ts, source=source)
 
     def with_data(self, **changes: Any) -> Event:
@@ -233,6 +284,9 @@ class EventSpec:
     help: str = ""
     manual: bool = True
     """Shown on the phone's manual-entry page."""
+    rules: tuple[str, ...] = ()
+    """The rules its fields rest on, cited when a field is missing or out of range (e.g. a
+    Bruce declare of 4 breaks BRUCE-T4, not merely a form)."""
 
 
 @dataclass(frozen=True)
@@ -394,7 +448,7 @@ class State:
             )
         problem = self._check_fields(spec, event)
         if problem:
-            return Verdict.illegal(problem)
+            return Verdict.illegal(problem, *spec.rules)
         if self.is_over():
             return Verdict.illegal(
                 "the game is over; start a new match to keep playing", *self.game_over_rules()
@@ -402,20 +456,19 @@ class State:
         if spec.chance:
             if not self.needs_chance() and not self._chance_allowed(spec):
                 return Verdict.illegal(
-                    f"a '{spec.type}' is not expected now; {self.describe_next()}"
+                    f"a '{spec.type}' is not expected now; {self.describe_next()}",
+                    *self.next_rules(),
                 )
         elif spec.turn_bound:
             if event.seat is None:
-                return Verdict.illegal(f"a '{spec.type}' needs the seat that makes it")
+                return Verdict.illegal(f"a '{spec.type}' needs the seat that makes it",
+                                       *spec.rules)
             mover = self.to_move()
             if mover is None:
-                return Verdict.illegal(f"nobody may '{spec.type}' now; {self.describe_next()}")
+                return Verdict.illegal(f"nobody may '{spec.type}' now; {self.describe_next()}",
+                                       *self.next_rules())
             if event.seat != mover:
-                return Verdict.illegal(
-                    f"it is {self.players[mover]}'s turn (seat {mover}), not "
-                    f"{self.players[event.seat]}'s (seat {event.seat})",
-                    *self.turn_rules(),
-                )
+                return self.out_of_turn(spec, event, mover)
         method: Callable[[Event], Verdict] | None = getattr(self, f"_check_{spec.type}", None)
         if method is None:
             return Verdict.illegal(f"'{spec.type}' cannot be checked by this engine")
@@ -455,6 +508,20 @@ class State:
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ()
+
+    def out_of_turn(self, spec: EventSpec, event: Event, mover: int) -> Verdict:
+        """The verdict on a turn-bound event from ``event.seat`` while ``mover`` is to act."""
+        assert event.seat is not None
+        return Verdict.illegal(
+            f"it is {self.players[mover]}'s turn (seat {mover}), not "
+            f"{self.players[event.seat]}'s (seat {event.seat})",
+            *self.turn_rules(),
+        )
+
+    def next_rules(self) -> tuple[str, ...]:
+        """Rule IDs that decide what the match waits for now (cited when an event comes at
+        the wrong moment: a play while a deal is due, a deal in the middle of a turn)."""
+        return self.turn_rules()
 
     def _chance_allowed(self, spec: EventSpec) -> bool:
         """Whether a chance event of this type may come now although a seat is to move."""

@@ -88,6 +88,11 @@ DUCK_CARDS: Counter[str] = Counter(
 )
 
 
+def _card_list(cards: Counter[str]) -> str:
+    """Every card of ``cards``, a copy count after repeated ones: ``blue-1, red-3 ×2``."""
+    return ", ".join(f"{c} ×{n}" if n > 1 else c for c, n in sorted(cards.items()) if n > 0)
+
+
 def card_value(label: str) -> int:
     return int(label.rsplit("-", 1)[1])
 
@@ -159,14 +164,19 @@ class DuckGame(Game):
             (
                 Field("face_up", "any", help="per seat: the face-up start card or null"),
                 Field("hands", "any", hidden=True, help="per seat: the 7 hand cards"),
-                Field("draw_pile", "cards", hidden=True, help="the draw pile, top card first"),
+                Field("draw_pile", "cards", hidden=True, required=False,
+                      help="the draw pile, top card first (with rest_seed: only its top cards)"),
+                Field("rest_seed", "int", hidden=True, required=False,
+                      help="the cards not listed go under the draw pile, shuffled with this "
+                           "seed (a position set up by hand)"),
             ),
             chance=True,
             help="the dealer deals a new round",
         ),
         EventSpec("play", (Field("cards", "cards", help="the cards in the order laid; the last is on top"),),
                   help="play a set or a run onto your discard pile"),
-        EventSpec("draw", (Field("source", "choice", choices=("deck", "left", "right")),),
+        EventSpec("draw", (Field("pile", "choice", choices=("deck", "left", "right"),
+                                 help="deck, or the left or right neighbour's discard pile"),),
                   help="draw one card: the draw pile or a neighbour's discard pile"),
         EventSpec("duck", (), help="duck: claim the lowest hand sum, within the limit"),
         EventSpec(
@@ -263,6 +273,10 @@ class DuckState(State):
     def turn_rules(self) -> tuple[str, ...]:
         return ("DUCK-S2",)
 
+    def next_rules(self) -> tuple[str, ...]:
+        return {"deal": ("DUCK-S1",), "play": ("DUCK-S2",), "draw": ("DUCK-A4",),
+                "reveal": ("DUCK-A5", "DUCK-B1")}.get(self.phase, ("DUCK-F1",))
+
     def game_over_rules(self) -> tuple[str, ...]:
         return ("DUCK-F1",)
 
@@ -335,17 +349,28 @@ class DuckState(State):
             isinstance(h, list) and len(h) == HAND_SIZE for h in hands
         ):
             return Verdict.illegal(f"'hands' must be {n} lists of {HAND_SIZE} cards", "DUCK-S1")
-        if not isinstance(pile, list):
-            return Verdict.illegal("'draw_pile' must list the remaining cards", "DUCK-S1")
-        everything = Counter(pile) + shown
+        seeded = event.data.get("rest_seed") is not None
+        if pile is None and not seeded:
+            return Verdict.illegal(
+                "'draw_pile' must list the remaining cards, top first; or give 'rest_seed' to "
+                "have them shuffled with that seed", "DUCK-S1")
+        everything = Counter(pile or []) + shown
         for h in hands:
             everything.update(h)
-        if everything != pool:
-            missing, extra = pool - everything, everything - pool
+        missing, extra = pool - everything, everything - pool
+        if extra or (missing and not seeded):
+            parts = []
+            if missing:
+                parts.append(f"missing {sum(missing.values())} cards: {_card_list(missing)}")
+            if extra:
+                parts.append(f"{sum(extra.values())} more than the deck holds: "
+                             f"{_card_list(extra)}")
+            hint = "" if seeded else (
+                "; to leave the draw pile out, give 'rest_seed' (the cards not listed are "
+                "shuffled with that seed)")
             return Verdict.illegal(
-                "the deal must use exactly the cards not under a towel"
-                f" (missing {sorted(missing.elements())[:5]}, extra {sorted(extra.elements())[:5]})",
-                "DUCK-S1", "DUCK-E3",
+                f"the deal must use exactly the cards not under a towel ({'; '.join(parts)})"
+                f"{hint}", "DUCK-S1", "DUCK-E3",
             )
         return Verdict.legal(f"round {self.round + 1} dealt", "DUCK-S1")
 
@@ -391,7 +416,7 @@ class DuckState(State):
     def _check_draw(self, event: Event) -> Verdict:
         if self.phase != "draw":
             return Verdict.illegal(f"not time to draw; {self.describe_next()}", "DUCK-A4")
-        source = event.data["source"]
+        source = event.data["pile"]
         if source == "deck":
             if self._draw_pile_size() == 0:
                 return Verdict.illegal(
@@ -475,6 +500,16 @@ class DuckState(State):
             seat.hand_count = HAND_SIZE
         pile = event.data.get("draw_pile")
         self.draw_pile = list(pile) if pile is not None else []
+        seed = event.data.get("rest_seed")
+        if seed is not None and hands is not None:  # the cards not listed, shuffled
+            rest = self._pool()
+            rest.subtract(self.draw_pile)
+            rest.subtract(c for c in face_up if c is not None)
+            for hand in hands:
+                rest.subtract(hand)
+            shuffled = sorted((+rest).elements())
+            random.Random(seed).shuffle(shuffled)
+            self.draw_pile += shuffled
         dealt = HAND_SIZE * self.num_players + sum(1 for c in face_up if c is not None)
         self.draw_count = sum(self._pool().values()) - dealt
         self.phase = "play"
@@ -500,7 +535,7 @@ class DuckState(State):
 
     def _apply_draw(self, event: Event) -> None:
         seat = self.seats[self.turn]
-        source = event.data["source"]
+        source = event.data["pile"]
         if source == "deck":
             self.draw_count -= 1
             if not self.observer:
@@ -600,7 +635,7 @@ class DuckState(State):
             return []
         if self.phase == "draw":
             return [
-                e for e in (Event("draw", seat, {"source": s}, source="bot")
+                e for e in (Event("draw", seat, {"pile": s}, source="bot")
                             for s in ("deck", "left", "right"))
                 if self.check(e).ok
             ]
@@ -706,10 +741,10 @@ class GreedyBot(Bot):
                 [e for e in plays if hand_sum(e.data["cards"]) + len(e.data["cards"]) == best]
             )
         draws = [e for e in options if e.type == "draw"]
-        low = [e for e in draws if e.data["source"] != "deck" and _top_value(state, seat, e) <= 2]
+        low = [e for e in draws if e.data["pile"] != "deck" and _top_value(state, seat, e) <= 2]
         return self.rng.choice(low or draws)
 
 
 def _top_value(state: DuckState, seat: int, event: Event) -> int:
-    neighbour = state.left(seat) if event.data["source"] == "left" else state.right(seat)
+    neighbour = state.left(seat) if event.data["pile"] == "left" else state.right(seat)
     return card_value(state.seats[neighbour].pile[-1])

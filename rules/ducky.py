@@ -158,9 +158,11 @@ class DuckyGame(Game):
         EventSpec("move", (Field("log", "int", help="the free log the pawn moves to"),),
                   help="move your pawn; the river then flows by one cell"),
         EventSpec("take", (Field("pile", "choice", choices=(0, 1)),),
-                  help="put the duck that fell down the waterfall on one of your cards"),
+                  help="put the duck that fell down the waterfall on one of your cards",
+                  rules=("DUCKY-S1", "DUCKY-T3")),
         EventSpec("fish", (Field("pile", "choice", choices=(0, 1)),), turn_bound=False,
-                  help="fish the duck facing your pawn onto one of your cards"),
+                  help="fish the duck facing your pawn onto one of your cards",
+                  rules=("DUCKY-S1", "DUCKY-T4")),
         EventSpec("pass", turn_bound=False, help="do not fish the duck facing your pawn"),
         EventSpec("uncover", (Field("card", "card", help="the card now on top of the pile"),),
                   chance=True, help="the next card of a pile comes into play"),
@@ -256,6 +258,31 @@ class DuckyState(State):
         if self.phase == "offer" and self.falling is not None:
             return ("DUCKY-T3",)  # who takes the fallen duck, not whose turn it is
         return ("DUCKY-T1", "DUCKY-S1")
+
+    def out_of_turn(self, spec: EventSpec, event: Event, mover: int) -> Verdict:
+        """A fallen duck goes to a seat by DUCKY-T3, not by turn: say whose it is and why."""
+        if self.phase != "offer" or self.falling is None or self.pending or event.seat is None:
+            return super().out_of_turn(spec, event, mover)
+        colour, seat = self.falling, event.seat
+        taker, active = self.players[mover], self.players[self.active]
+        order = self.seats_from(self.active)
+        if order.index(seat) < order.index(mover):
+            why = (f"{self.players[seat]} has no open {colour} slot on a top card, and {taker} "
+                   f"is the first from {active} round the table who has one")
+        else:
+            why = (f"{taker} comes before {self.players[seat]} from {active} round the table "
+                   f"and has an open {colour} slot on a top card")
+        return Verdict.illegal(
+            f"the fallen {colour} duck is {taker}'s, not {self.players[seat]}'s: {why}",
+            "DUCKY-T3")
+
+    def next_rules(self) -> tuple[str, ...]:
+        if self.phase == "setup":
+            return ("DUCKY-S1",)
+        if self.pending:
+            return ("DUCKY-T5",)
+        return {"move": ("DUCKY-T1",), "offer": ("DUCKY-T3",), "over": ("DUCKY-W1",)
+                }.get(self.phase, ("DUCKY-T4",))
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ("DUCKY-W1",)
@@ -448,12 +475,14 @@ class DuckyState(State):
 
     def _check_fish(self, event: Event) -> Verdict:
         if event.seat is None:
-            return Verdict.illegal("a 'fish' needs the seat of the player who fishes")
+            return Verdict.illegal("a 'fish' needs the seat of the player who fishes",
+                                   "DUCKY-T4")
         return self.could_fish(event.seat, event.data["pile"])
 
     def _check_pass(self, event: Event) -> Verdict:
         if event.seat is None:
-            return Verdict.illegal("a 'pass' needs the seat of the player who passes")
+            return Verdict.illegal("a 'pass' needs the seat of the player who passes",
+                                   "DUCKY-T4")
         verdict = self.could_fish(event.seat)
         if not verdict.ok:
             return Verdict.illegal(f"nothing to pass: {verdict.reason}", *verdict.rules)

@@ -69,6 +69,13 @@ RULE_TEXTS = {
         "play (if nobody holds it, three players, the dealer's left leads); every later hand is "
         "dealt by the previous Duckling."
     ),
+    "GREY-D3": (
+        "Decided here (the rulebook only says some may hold one card fewer): with four or five a "
+        "deal started at any seat counts, so any seats, the dealer's too, may hold the larger "
+        "hands as long as the whole deck is dealt and no hand is more than one card larger than "
+        "another. An observer's deal may give the counts; else dealing from the dealer's left is "
+        "assumed, and a 'counts' event corrects it during the hand."
+    ),
     "GREY-W1": (
         "From the second hand the Duckling passes their highest card face up to the Captain, who "
         "returns any card face up; a Duckling passing a Drake may ask for a rank of 5 or lower, "
@@ -81,6 +88,12 @@ RULE_TEXTS = {
     ),
     "GREY-W3": (
         "Lucky Duck: a Duckling holding both Drakes shows them, passes nothing and leads."
+    ),
+    "GREY-W4": (
+        "Decided here: the card passed face up is the Captain's, so 'any card' includes it; the "
+        "Captain may hand the very card back (unless a rank was asked for), and the Duckling "
+        "leads as after any swap. Refusing it is the Lame Duck instead, after which the Captain "
+        "leads."
     ),
     "GREY-T1": (
         "A play is a Lone Duck (one card), a Flock (two or more cards of one rank) or a Flight "
@@ -325,10 +338,19 @@ class GreyDuckGame(Game):
                       help="per seat: the cards dealt (13 each for 3 players, else all)"),
                 Field("leader", "seat", required=False,
                       help="first hand only: who holds the grey 1 and leads"),
+                Field("counts", "any", required=False,
+                      help="how many cards each seat got, e.g. [14, 13, 14, 13]; left out: "
+                           "dealt one at a time from the dealer's left"),
             ),
             chance=True,
             help="the dealer deals a new hand",
         ),
+        EventSpec("counts", (
+            Field("counts", "any",
+                  help="how many cards each seat was really dealt this hand, e.g. "
+                       "[14, 13, 14, 13]"),
+        ), chance=True, help="correct the number of cards each seat was dealt (observer)",
+            rules=("GREY-D3",)),
         EventSpec("swap_pass", (
             Field("card", "card", help="the Duckling's highest card, passed face up"),
             Field("request", "int", required=False,
@@ -360,6 +382,21 @@ class GreyDuckGame(Game):
                 "options 'swap_captain' and 'swap_duckling' go together: set both or neither")
         if captain >= 0 and captain == duckling:
             raise RulesError("the carried-over Captain and Duckling must be different seats")
+
+    def public_event(self, event: Event) -> Event:
+        """Hidden hands removed; a 4-5 player deal not dealt from the dealer's left keeps how
+        many cards each seat got, which an observer at the table sees (GREY-D3)."""
+        public = super().public_event(event)
+        hands = event.data.get("hands") if event.type == "deal" else None
+        if (isinstance(hands, list) and len(hands) in (4, 5) and "counts" not in public.data
+                and all(isinstance(h, list) for h in hands)):
+            counts = [len(h) for h in hands]
+            n = len(hands)
+            dealers = [event.seat] if isinstance(event.seat, int) and 0 <= event.seat < n \
+                else list(range(n))
+            if all(counts != deal_sizes(n, d) for d in dealers):  # not the usual order
+                public = public.with_data(counts=counts)
+        return public
 
     def new_state(self, players: Sequence[str], *, observer: bool = False) -> GreyDuckState:
         state = GreyDuckState(self, players, observer)
@@ -542,12 +579,14 @@ class GreyDuckState(State):
         self.hands: list[Counter[str]] | None = None  # full information only
         self.set_aside: Counter[str] = Counter()  # full information, 3 players: the unseen rest
         self.counts: list[int] = [0] * n
+        self.dealt_counts: list[int] = [0] * n  # as dealt (or assumed) at the start of the hand
         self.known: list[Counter[str]] = [Counter() for _ in range(n)]  # public: shown cards
         self.played: Counter[str] = Counter()  # cards laid this hand
         self.out: list[int] = []
         self.swap: Swap | None = None
         self.leader: int | None = None
         self.turn: int | None = None
+        self.turn_rule = "GREY-D2"  # the rule that made it this seat's turn
         self.trick: list[TrickEntry] = []
         self.top: Play | None = None
         self.quacked: set[int] = set()
@@ -578,10 +617,59 @@ class GreyDuckState(State):
         return [sum(p) for p in self.points]
 
     def turn_rules(self) -> tuple[str, ...]:
-        return ("GREY-W1",) if self.phase == "swap" else ("GREY-T3", "GREY-G1")
+        """The one rule that made it this seat's turn: who leads a hand (D2, or W1 to W3 after
+        a swap), who leads a trick (T4), who follows a play (T2), a Quack (T3) or a grey (G1)."""
+        return ("GREY-W1",) if self.phase == "swap" else (self.turn_rule,)
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ("GREY-S2",)
+
+    def _chance_allowed(self, spec: EventSpec) -> bool:
+        return spec.type == "counts" and self.phase in ("swap", "play")
+
+    def _check_counts(self, event: Event) -> Verdict:
+        counts = event.data["counts"]
+        if self.phase not in ("swap", "play"):
+            return Verdict.illegal(f"the counts are given during a hand; {self.describe_next()}",
+                                   "GREY-D3")
+        problem = self._counts_problem(counts)
+        if problem:
+            return Verdict.illegal(problem, "GREY-D3")
+        if self.hands is not None and counts != self.dealt_counts:
+            return Verdict.illegal("the deal named every hand: the counts are known",
+                                   "GREY-D3")
+        now = [c + have - dealt
+               for c, have, dealt in zip(counts, self.counts, self.dealt_counts, strict=True)]
+        for seat, left in enumerate(now):
+            name = self.players[seat]
+            if left < 0:
+                return Verdict.illegal(
+                    f"{name} has already laid {self.dealt_counts[seat] - self.counts[seat]} "
+                    f"cards, more than {counts[seat]}", "GREY-D3")
+            if left == 0 and seat not in self.out:
+                return Verdict.illegal(
+                    f"with these counts {name} would have gone out unnoticed; undo back to "
+                    f"{name}'s last card and send the counts before it", "GREY-D3")
+            known = sum(self.known[seat].values())
+            if left < known:
+                return Verdict.illegal(f"{name} is known to hold {known} cards, more than "
+                                       f"{left}", "GREY-D3")
+        back = [self.players[s] for s in self.out if now[s] > 0]
+        more = f"; {', '.join(back)} still hold{'s' if len(back) == 1 else ''} cards" \
+            if back else ""
+        return Verdict.legal(f"cards dealt this hand: {counts}{more}", "GREY-D3")
+
+    def _apply_counts(self, event: Event) -> None:
+        counts = list(event.data["counts"])
+        self.counts = [c + have - dealt
+                       for c, have, dealt in zip(counts, self.counts, self.dealt_counts, strict=True)]
+        self.dealt_counts = counts
+        self.out = [s for s in self.out if self.counts[s] == 0]
+
+    def next_rules(self) -> tuple[str, ...]:
+        if self.phase == "deal":
+            return ("GREY-D2",)
+        return self.game_over_rules() if self.phase == "over" else self.turn_rules()
 
     def is_card_label(self, label: str) -> bool:
         return label in DECK_COUNTS
@@ -633,9 +721,13 @@ class GreyDuckState(State):
         if (event.type in ("play", "quack", "grey") and self.phase == "play"
                 and isinstance(seat, int) and not isinstance(seat, bool)
                 and 0 <= seat < self.num_players and self.counts[seat] == 0):
+            hint = ""
+            if self.observer:
+                hint = ("; if they still hold cards, this hand was not dealt as assumed: send a "
+                        "'counts' event with the cards each seat was really dealt")
             return Verdict.illegal(
                 f"{self.players[seat]} has gone out (no cards left) and takes no further part "
-                "in this hand", "GREY-H1")
+                f"in this hand{hint}", "GREY-H1", *(("GREY-D3",) if hint else ()))
         if self.phase == "over" and event.type == "grey" and self._pending is not None:
             # The hand-ending play may still be overturned by a grey that was earlier (GREY-G1).
             spec = self.game.event_spec("grey")
@@ -707,28 +799,41 @@ class GreyDuckState(State):
             return Verdict.illegal(
                 "'leader' is only for a first hand; after a swap the "
                 f"{self.terms['duckling']} (or the Captain, after a Lame Duck) leads", "GREY-W1")
+        counts = event.data.get("counts")
+        if counts is not None:
+            problem = self._counts_problem(counts)
+            if problem:
+                return Verdict.illegal(problem, "GREY-D3")
         if self.observer:
             if not swapping and leader is None:
                 return Verdict.illegal(
                     "an observer cannot see who holds the grey 1: give the deal's 'leader' "
                     "(the seat that leads the first trick)", "GREY-D2")
-            return Verdict.legal(f"hand {self.hand_no + 1} dealt", "GREY-D1")
+            return Verdict.legal(f"hand {self.hand_no + 1} dealt", "GREY-D1",
+                                 *(("GREY-D3",) if counts is not None else ()))
         hands = event.data["hands"]
         n = self.num_players
         if (not isinstance(hands, list) or len(hands) != n
                 or not all(isinstance(h, list) for h in hands)):
-            return Verdict.illegal(f"'hands' must be a list of {n} lists of cards, one per seat")
+            return Verdict.illegal(f"'hands' must be a list of {n} lists of cards, one per seat",
+                                   "GREY-D1")
         sizes = deal_sizes(n, self.dealer)
         dealt: Counter[str] = Counter()
         for seat, (hand, size) in enumerate(zip(hands, sizes, strict=True)):
             for label in hand:
                 if not isinstance(label, str) or label not in DECK_COUNTS:
                     return Verdict.illegal(f"{label!r} is not a card of Grey Duck", "GREY-C1")
-            if len(hand) != size:
+            if n == 3 and len(hand) != size:
                 return Verdict.illegal(
-                    f"{self.players[seat]} must get {size} cards, not {len(hand)} (dealt one at a "
-                    f"time from {self.players[self.dealer]}'s left)", "GREY-D1")
+                    f"{self.players[seat]} must get {size} cards, not {len(hand)} (three "
+                    "players get 13 each)", "GREY-D1")
             dealt.update(hand)
+        if counts is not None and counts != [len(h) for h in hands]:
+            return Verdict.illegal("the deal's 'counts' must match its hands", "GREY-D3")
+        if n != 3:
+            problem = self._counts_problem([len(h) for h in hands])
+            if problem:
+                return Verdict.illegal(problem, "GREY-D3")
         too_many = dealt - DECK_COUNTS
         if too_many:
             label = next(iter(too_many))
@@ -740,12 +845,33 @@ class GreyDuckState(State):
             why = ("they hold the grey 1" if any(GREY_ONE in h for h in hands)
                    else "nobody holds the grey 1, so the dealer's left leads")
             return Verdict.illegal(f"{self.players[first]} leads: {why}", "GREY-D2")
-        return Verdict.legal(f"hand {self.hand_no + 1} dealt", "GREY-D1", "GREY-C1")
+        rules = ("GREY-D3",) if n != 3 and [len(h) for h in hands] != sizes else ()
+        return Verdict.legal(f"hand {self.hand_no + 1} dealt", "GREY-D1", "GREY-C1", *rules)
+
+    def _counts_problem(self, counts: Any) -> str | None:
+        """Why ``counts`` cannot be the cards dealt per seat this hand (GREY-D1, D3)."""
+        n = self.num_players
+        if (not isinstance(counts, list) or len(counts) != n or not all(
+                isinstance(c, int) and not isinstance(c, bool) for c in counts)):
+            return f"'counts' must be a list of {n} whole numbers, one per seat, e.g. " + str(
+                deal_sizes(n, self.dealer))
+        if n == 3:
+            return None if counts == [THREE_PLAYER_HAND] * 3 else (
+                f"three players get {THREE_PLAYER_HAND} cards each, not {counts}")
+        if sum(counts) != len(FULL_DECK) or max(counts) - min(counts) > 1:
+            return (f"the whole deck of {len(FULL_DECK)} is dealt and no hand is more than one "
+                    f"card larger than another, so {counts} cannot be the counts (e.g. "
+                    f"{deal_sizes(n, self.dealer)})")
+        return None
 
     def _apply_deal(self, event: Event) -> None:
         n = self.num_players
         self.hand_no += 1
-        self.counts = deal_sizes(n, self.dealer)
+        given = event.data.get("counts")
+        if not self.observer:
+            given = [len(h) for h in event.data["hands"]]
+        self.counts = list(given) if given is not None else deal_sizes(n, self.dealer)
+        self.dealt_counts = list(self.counts)
         self.known = [Counter() for _ in range(n)]
         self.played = Counter()
         self.out = []
@@ -767,15 +893,16 @@ class GreyDuckState(State):
                 assert self.hands is not None
                 leader = self._first_leader([set(h) for h in self.hands])
             self.swap = None
-            self._start_play(leader)
+            self._start_play(leader, "GREY-D2")
         else:
             self.swap = Swap(duckling=roles[1], captain=roles[0])
             self.phase = "swap"
             self.leader = self.turn = None
 
-    def _start_play(self, leader: int) -> None:
+    def _start_play(self, leader: int, rule: str) -> None:
         self.phase = "play"
         self.leader = self.turn = leader
+        self.turn_rule = rule
 
     def chance_event(self, rng: random.Random) -> Event:
         """Shuffle and deal one card at a time from the dealer's left (GREY-D1)."""
@@ -913,14 +1040,18 @@ class GreyDuckState(State):
             return problem
         assert self.swap is not None
         card = event.data["card"]
-        holding = self._holding_problem(self.swap.captain, [card])
-        if holding:
-            return Verdict.illegal(holding, "GREY-W1")
         rank = self.swap.request
         if rank is not None and RANK_OF[card] != rank:
             return Verdict.illegal(
                 f"the {self.terms['duckling']} asked for a {rank}: return a {rank}, or say you "
                 "have none (cannot_comply)", "GREY-W1")
+        if card == self.swap.passed:  # handed to the Captain face up a moment ago
+            return Verdict.legal(
+                f"{self.players[self.swap.captain]} hands back {show_cards([card], self.terms)}; "
+                f"{self.players[self.swap.duckling]} leads", "GREY-W1", "GREY-W4")
+        holding = self._holding_problem(self.swap.captain, [card])
+        if holding:
+            return Verdict.illegal(holding, "GREY-W1")
         return Verdict.legal(
             f"{self.players[self.swap.captain]} returns {show_cards([card], self.terms)}; "
             f"{self.players[self.swap.duckling]} leads", "GREY-W1")
@@ -928,11 +1059,11 @@ class GreyDuckState(State):
     def _apply_swap_return(self, event: Event) -> None:
         assert self.swap is not None and self.swap.passed is not None
         card, captain, duckling = event.data["card"], self.swap.captain, self.swap.duckling
-        self._take(captain, [card])
         self._give(captain, self.swap.passed)
+        self._take(captain, [card])
         self._give(duckling, card)
         self.swap = replace(self.swap, step="done", returned=card, outcome="swapped")
-        self._start_play(duckling)
+        self._start_play(duckling, "GREY-W1")
 
     def _check_lame_duck(self, event: Event) -> Verdict:
         problem = self._swap_step_problem("return")
@@ -946,7 +1077,7 @@ class GreyDuckState(State):
         assert self.swap is not None and self.swap.passed is not None
         self._give(self.swap.duckling, self.swap.passed)
         self.swap = replace(self.swap, step="done", outcome="lame_duck")
-        self._start_play(self.swap.captain)
+        self._start_play(self.swap.captain, "GREY-W2")
 
     def _check_lucky_duck(self, event: Event) -> Verdict:
         problem = self._swap_step_problem("pass")
@@ -970,7 +1101,7 @@ class GreyDuckState(State):
             if self.known[seat][drake] == 0:
                 self.known[seat][drake] = 1
         self.swap = replace(self.swap, step="done", outcome="lucky_duck")
-        self._start_play(seat)
+        self._start_play(seat, "GREY-W3")
 
     def _take(self, seat: int, cards: Sequence[str]) -> None:
         """Cards leave ``seat``'s hand (played or passed)."""
@@ -1070,6 +1201,7 @@ class GreyDuckState(State):
             self._gather()
         else:
             self.turn = self._next_holder(seat)
+            self.turn_rule = "GREY-T3"
 
     def _trick_won_with(self, quacker: int) -> bool:
         """Whether the top play has been quacked by everyone else holding cards (GREY-T4)."""
@@ -1086,6 +1218,7 @@ class GreyDuckState(State):
         self.trick, self.top, self.quacked = [], None, set()
         lead = winner if self.counts[winner] > 0 else self._next_holder(winner)
         self.leader = self.turn = lead
+        self.turn_rule = "GREY-T4"
 
     def _next_holder(self, seat: int) -> int | None:
         """The first seat to the left of ``seat`` that still holds cards."""
@@ -1095,7 +1228,7 @@ class GreyDuckState(State):
                 return s
         return None
 
-    def _after_cards_laid(self, seat: int) -> None:
+    def _after_cards_laid(self, seat: int, rule: str = "GREY-T2") -> None:
         if self.counts[seat] == 0:
             self.out.append(seat)
         holding = [s for s in range(self.num_players) if self.counts[s] > 0]
@@ -1103,6 +1236,7 @@ class GreyDuckState(State):
             self._end_hand(holding)
         else:
             self.turn = self._next_holder(seat)
+            self.turn_rule = rule
 
     def _end_hand(self, holding: list[int]) -> None:
         """Score the hand (GREY-H1, S1) and pass the deal to the Duckling (GREY-D2)."""
@@ -1315,7 +1449,7 @@ class GreyDuckState(State):
             overturned=overturned.seat if overturned else None,
             overturned_action=overturned.action if overturned else None,
             margin_ms=margin))
-        self._after_cards_laid(seat)
+        self._after_cards_laid(seat, "GREY-G1")
 
     # -- bots' view: legal events -------------------------------------------------------------
     def legal_events(self, seat: int | None = None) -> list[Event]:

@@ -140,7 +140,7 @@ class DuckInferrer(Inferrer):
         """A draw from one place contradicts a draw from another (a take seen earlier may be
         covered by the next player's play by now)."""
         return super().conflicts(waiting, proposal) or (
-            waiting.type == "draw" and waiting.data.get("source") != proposal.data.get("source"))
+            waiting.type == "draw" and waiting.data.get("pile") != proposal.data.get("pile"))
 
     def recall(self, memory: dict[str, Any]) -> None:
         """Go back to an earlier memory, but keep the latest moment looked at: an event a
@@ -193,8 +193,8 @@ class DuckInferrer(Inferrer):
             return proposal
         event, t = proposal.event, state.turn
         touched = {t} if event.type in ("play", "duck") else {state.left(t)}
-        if event.type == "draw" and event.data.get("source") != "deck":
-            touched.add(state.left(t) if event.data["source"] == "left" else state.right(t))
+        if event.type == "draw" and event.data.get("pile") != "deck":
+            touched.add(state.left(t) if event.data["pile"] == "left" else state.right(t))
         for s, seat in enumerate(state.seats):
             expected = seat.pile[-1] if seat.pile else None
             if s not in touched and self._top(table, s) != expected:
@@ -315,12 +315,12 @@ class DuckInferrer(Inferrer):
             late = shows or following in self._staged or (pile_changed and neighbour != following)
             doubt = ("the next player had already started when this pile top went, so it may "
                      "have been taken later by someone else") if late else ""
-            return self._inference(table, Event("draw", t, {"source": source}),
+            return self._inference(table, Event("draw", t, {"pile": source}),
                                    [seat_zone(neighbour, DISCARD)],
                                    f"the top of the {source} neighbour's pile was taken", doubt)
         if len(taken) > 1:
             zones = [seat_zone(n, DISCARD) for _, n in taken]
-            return self._inference(table, Event("draw", t, {"source": taken[0][0]}), zones, "",
+            return self._inference(table, Event("draw", t, {"pile": taken[0][0]}), zones, "",
                                    "both neighbours' piles changed at once")
         if not (shows or pile_changed):
             return None
@@ -348,7 +348,7 @@ class DuckInferrer(Inferrer):
                      "a card they showed explains: it may be misread")
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
-        return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
+        return self._inference(table, Event("draw", t, {"pile": "deck"}), zones,
                                "the next player started and no pile top was taken", doubt, neighbours + evidence)
 
     def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
@@ -363,14 +363,14 @@ class DuckInferrer(Inferrer):
         ]
         deck_reached = table.covered_since(middle_zone("draw"), self._played_ts)
         if len(reached) == 1 and not deck_reached:
-            return self._inference(table, Event("draw", t, {"source": reached[0]}), zones,
+            return self._inference(table, Event("draw", t, {"pile": reached[0]}), zones,
                                    f"a hand reached over the {reached[0]} pile, whose top looks the same after a take",
                                    read=read)
         doubt = (f"the {' and '.join(look_alike)} pile has two equal cards on top, so a draw from it "
                  "cannot be told from a draw from the deck")
         if not reached and deck_reached and state.draw_count > 0:
             doubt = ""
-        return self._inference(table, Event("draw", t, {"source": "deck"}), zones,
+        return self._inference(table, Event("draw", t, {"pile": "deck"}), zones,
                                "a hand reached over the draw pile only", doubt, read)
 
     def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:

@@ -274,7 +274,7 @@ class SittingInferrer(Inferrer):
     def _turn_applied(self, state: SittingDucksState, event: Event, by_hand: bool) -> None:
         """Use up the turn's card (Bottoms Up lies on the line instead of the pile)."""
         self._mark_ts, self._by_hand = self._now_ts, by_hand
-        card = event.data["card"] if event.type == "discard" else (
+        card = ACTION_BY_TYPE[event.data["action"]].card if event.type == "discard" else (
             None if event.type == "bottoms_up" else ACTION_BY_TYPE[event.type].card)
         if card is not None:
             used = next((lay for lay in self._layings if lay.card == card and not lay.look_alike),
@@ -431,7 +431,7 @@ class SittingInferrer(Inferrer):
         if laid.look_alike:
             doubt = (f"the card on the pile looks like the one under it ({kind.title}); a hand "
                      "passed over it, but no new card may have been laid")
-        return self._inference(table, Event("discard", seat, {"card": laid.card}), [PLAYED_ZONE],
+        return self._inference(table, Event("discard", seat, {"action": kind.etype}), [PLAYED_ZONE],
                                f"{laid.card} went to the pile with no effect: it cannot be played", doubt)
 
     @staticmethod

@@ -235,7 +235,9 @@ ACTIONS: tuple[ActionInfo, ...] = (
     ActionInfo("aim", "Aim", "SIT-A1", (_POSITION,), "lay a target on a position"),
     ActionInfo("fire", "Fire", "SIT-A2", (_POSITION,), "fire at a targeted position"),
     ActionInfo("double-barrel", "Double Barrel", "SIT-A3",
-               (Field("positions", "any", help="two neighbouring positions, e.g. [2, 3]"),),
+               (Field("position", "any",
+                      help="two neighbouring positions, e.g. [2, 3] (one, e.g. 4, when no free "
+                           "pair is left)"),),
                "lay targets on two neighbouring positions"),
     ActionInfo("billy-the-duck", "Billy the Duck", "SIT-A4",
                (Field("position", "choice", choices=POSITIONS, help="the duck to shoot"),),
@@ -246,7 +248,7 @@ ACTIONS: tuple[ActionInfo, ...] = (
                       help="the targeted neighbour used (needed when both are targeted)")),
                "shoot a duck beside a target"),
     ActionInfo("two-at-one-blow", "Two at One Blow", "SIT-A6",
-               (Field("positions", "any", help="two neighbouring targeted positions, e.g. [4, 5]"),),
+               (Field("position", "any", help="two neighbouring targeted positions, e.g. [4, 5]"),),
                "shoot two neighbouring targeted positions"),
     ActionInfo("move-left", "Move Left", "SIT-A7",
                (Field("position", "choice", choices=POSITIONS, help="where the target lies"),),
@@ -361,11 +363,13 @@ class Gallery:
         return None
 
     def _pair(self, data: Mapping[str, Any], sizes: tuple[int, ...]) -> list[int] | str:
-        raw = data["positions"]
+        raw = data["position"]
+        if _int(raw) and 1 in sizes:
+            raw = [raw]
         if (not isinstance(raw, list) or len(raw) not in sizes
                 or not all(_int(p) and p in POSITIONS for p in raw)):
             many = " or ".join(str(s) for s in sizes)
-            return f"'positions' must list {many} positions from 1 to 6, got {raw!r}"
+            return f"'position' must list {many} positions from 1 to 6, got {raw!r}"
         ps = sorted(raw)
         if len(ps) == 2 and ps[1] - ps[0] != 1:
             return f"positions {ps[0]} and {ps[1]} are not neighbours"
@@ -536,7 +540,8 @@ class Gallery:
         return self._shots([data["position"]])
 
     def _play_double_barrel(self, seat: int, data: Mapping[str, Any]) -> Outcome:
-        return Outcome(self.spots, self.targets | set(data["positions"]))
+        ps = data["position"]
+        return Outcome(self.spots, self.targets | (set(ps) if isinstance(ps, list) else {ps}))
 
     def _play_billy_the_duck(self, seat: int, data: Mapping[str, Any]) -> Outcome:
         return self._shots([data["position"]])
@@ -551,7 +556,7 @@ class Gallery:
         return replace(out, targets=out.targets - {via})
 
     def _play_two_at_one_blow(self, seat: int, data: Mapping[str, Any]) -> Outcome:
-        return self._shots(data["positions"])
+        return self._shots(data["position"])
 
     def _play_move_left(self, seat: int, data: Mapping[str, Any]) -> Outcome:
         p = data["position"]
@@ -623,10 +628,10 @@ class Gallery:
         if action == "double-barrel":
             pairs = self.free_pairs()
             if pairs:
-                return [{"positions": [p, p + 1]} for p in pairs]
-            return [{"positions": [p]} for p in POSITIONS if p not in t]
+                return [{"position": [p, p + 1]} for p in pairs]
+            return [{"position": [p]} for p in POSITIONS if p not in t]
         if action == "two-at-one-blow":
-            return [{"positions": [p, p + 1]} for p in sorted(t) if p + 1 in t]
+            return [{"position": [p, p + 1]} for p in sorted(t) if p + 1 in t]
         if action == "ricochet":
             return [{"position": p, "via": v} for p in occupied for v in (p - 1, p + 1) if v in t]
         if action in ("slow-down", "no-time", "turbo-duck"):
@@ -683,10 +688,10 @@ def _candidates(action: str) -> list[dict[str, Any]]:
         return [{"position": p, "behind": q} for p in POSITIONS for q in (p - 1, p + 1)
                 if q in POSITIONS]
     if action == "double-barrel":
-        return ([{"positions": [p, p + 1]} for p in POSITIONS[:-1]]
-                + [{"positions": [p]} for p in POSITIONS])
+        return ([{"position": [p, p + 1]} for p in POSITIONS[:-1]]
+                + [{"position": [p]} for p in POSITIONS])
     if action == "two-at-one-blow":
-        return [{"positions": [p, p + 1]} for p in POSITIONS[:-1]]
+        return [{"position": [p, p + 1]} for p in POSITIONS[:-1]]
     if "position" in fields:
         return [{"position": p} for p in POSITIONS]
     return [{}]
@@ -701,7 +706,8 @@ _CANDIDATES = {a.action: _candidates(a.action) for a in ACTIONS}
 
 
 def _action_spec(info: ActionInfo) -> EventSpec:
-    return EventSpec(info.etype, info.fields, help=f"{info.title}: {info.help} ({info.rule})")
+    return EventSpec(info.etype, info.fields, help=f"{info.title}: {info.help} ({info.rule})",
+                     rules=(info.rule,))
 
 
 class SittingDucksGame(Game):
@@ -736,9 +742,12 @@ class SittingDucksGame(Game):
                   help="a player draws an action card (SIT-S1, SIT-T1)"),
         *(_action_spec(info) for info in ACTIONS),
         EventSpec("discard",
-                  (Field("card", "card", help="the action card thrown away"),
-                   Field("shown", "cards", required=False,
-                         help="the other hand cards, shown to prove none can be played")),
+                  (Field("action", "choice", choices=tuple(a.etype for a in ACTIONS),
+                         help="the action card thrown away, spelled as its play, e.g. "
+                              "double_barrel"),
+                   Field("shown", "any", required=False,
+                         help="the other hand cards' actions, shown to prove none can be "
+                              "played, e.g. [\"aim\", \"fire\"]")),
                   help="throw away a card because none can be played (SIT-T1)"),
     )
 
@@ -852,6 +861,14 @@ class SittingDucksState(State):
 
     def turn_rules(self) -> tuple[str, ...]:
         return ("SIT-S2", "SIT-T1")
+
+    def next_rules(self) -> tuple[str, ...]:
+        pending = self._pending()
+        if pending in ("shuffle-pond", "reveal"):
+            return ("SIT-S1", "SIT-T2")
+        if pending is not None:
+            return ("SIT-T1",)
+        return self.game_over_rules() if self.is_over() else self.turn_rules()
 
     def game_over_rules(self) -> tuple[str, ...]:
         return ("SIT-W1",)
@@ -1036,10 +1053,12 @@ class SittingDucksState(State):
         if problem is not None:
             return problem
         data = event.data
+        pairs = action in ("double-barrel", "two-at-one-blow")  # their 'position' is a list
         for name in ("position", "behind", "via"):
-            if name in data and data[name] is not None and not _int(data[name]):
+            if name in data and data[name] is not None and not _int(data[name]) \
+                    and not (pairs and name == "position"):
                 return Verdict.illegal(f"'{name}' must be a position number 1 to 6, "
-                                       f"got {data[name]!r}")
+                                       f"got {data[name]!r}", ACTION_BY_TYPE[event_type(action)].rule)
         return self.gallery.check(action, seat, data)
 
     def _apply_action(self, action: str, event: Event) -> None:
@@ -1096,13 +1115,18 @@ class SittingDucksState(State):
     def _check_discard(self, event: Event) -> Verdict:
         seat = event.seat
         assert seat is not None
-        card = event.data["card"]
-        if card not in ACTION_BY_CARD:
-            return Verdict.illegal(f"{card} is not an action card", "SIT-T1")
+        card = ACTION_BY_TYPE[event.data["action"]].card
         problem = self._holds(seat, card)
         if problem is not None:
             return problem
         shown = event.data.get("shown")
+        if shown is not None:
+            if not isinstance(shown, list) or not all(
+                    isinstance(a, str) and a in ACTION_BY_TYPE for a in shown):
+                return Verdict.illegal(
+                    f"'shown' must list actions such as [\"aim\", \"fire\"], got {shown!r}",
+                    "SIT-T1")
+            shown = [ACTION_BY_TYPE[a].card for a in shown]
         if self.hands is not None:
             rest = Counter(self.hands[seat]) - Counter([card])
             if shown is not None and Counter(shown) != rest:
@@ -1131,8 +1155,9 @@ class SittingDucksState(State):
     def _apply_discard(self, event: Event) -> None:
         seat = event.seat
         assert seat is not None
-        self._take_from_hand(seat, event.data["card"])
-        self.discard.append(event.data["card"])
+        card = ACTION_BY_TYPE[event.data["action"]].card
+        self._take_from_hand(seat, card)
+        self.discard.append(card)
         self._end_turn(seat)
 
     # -- chance sampling and bots ---------------------------------------------------------
@@ -1179,7 +1204,8 @@ class SittingDucksState(State):
         ]
         if events or self.hands is None:
             return events
-        return [Event("discard", seat, {"card": card}, source="bot") for card in held]
+        return [Event("discard", seat, {"action": ACTION_BY_CARD[card].etype}, source="bot")
+                for card in held]
 
     # -- views -------------------------------------------------------------------------------
     def public_view(self) -> dict[str, Any]:
@@ -1249,9 +1275,9 @@ def _difference(got: Counter[str], expected: Counter[str]) -> str:
     extra, missing = got - expected, expected - got
     parts = []
     if extra:
-        parts.append(f"extra {sorted(extra.elements())[:4]}")
+        parts.append(f"extra {sorted(extra.elements())}")
     if missing:
-        parts.append(f"missing {sorted(missing.elements())[:4]}")
+        parts.append(f"missing {sorted(missing.elements())}")
     return ", ".join(parts)
 
 

@@ -38,7 +38,7 @@ def middle_zone(kind: str) -> str:
 def parse_zone(name: str) -> tuple[int | None, str]:
     """``"seat2.discard"`` -> ``(2, "discard")``; ``"middle.draw"`` -> ``(None, "middle.draw")``."""
     head, _, kind = name.partition(".")
-    if head.startswith("seat") and head[4:].isdigit() and kind:
+    if head.startswith("seat") and head[4:].isascii() and head[4:].isdigit() and kind:
         return int(head[4:]), kind
     return None, name
 

@@ -224,7 +224,7 @@ def sitting_script(state: SittingDucksState, events: Sequence[Event], rng: rando
     played = infer_sitting.PLAYED_ZONE
     for event in events:
         info = ACTION_BY_TYPE.get(event.type)
-        card: str | None = event.data["card"] if event.type == "discard" else (
+        card: str | None = ACTION_BY_TYPE[event.data["action"]].card if event.type == "discard" else (
             info.card if info is not None and info.action != "bottoms-up" else None)
         first = card is not None and rng.random() < card_first
         if card is not None and first:

@@ -142,7 +142,7 @@ def duck_script(state: DuckState, events: Sequence[Event], rng: random.Random, *
             continue
         if event.type == "draw":
             assert seat is not None
-            source = event.data["source"]
+            source = event.data["pile"]
             reach = middle_zone("draw") if source == "deck" else discard[
                 state.left(seat) if source == "left" else state.right(seat)]
             state.apply_or_raise(event)

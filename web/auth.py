@@ -1,9 +1,11 @@
 """The table PIN: reading is open to the local network, every change needs the PIN.
 
 A phone unlocks once (the PIN typed into any change form, or on the unlock page) and stays
-unlocked for its session. The session keeps a keyed fingerprint of the PIN, not the PIN, so
-choosing a new PIN at setup locks every phone again. Wrong guesses are slowed down per
-address so a four-digit PIN cannot be tried through in an evening.
+unlocked for its session, at most ``UNLOCK_MAX_AGE_S`` (a setting). The session keeps a keyed
+fingerprint of the PIN, not the PIN, so choosing a new PIN at setup locks every phone again.
+Wrong guesses are slowed down per address and, since a phone can change its address, for the
+whole table too: a four-digit PIN cannot be tried through in an evening, and a longer PIN
+(``PIN_DIGITS``, up to 12) can be required.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 import secrets
 import threading
 import time
@@ -37,11 +40,18 @@ from werkzeug.wrappers import Response
 log = logging.getLogger(__name__)
 bp = Blueprint("auth", __name__)
 
-PIN_DIGITS = (4, 8)
+PIN_DIGITS = (4, 12)
 MAX_FAILURES = 5
 LOCKOUT_S = 30.0
+GLOBAL_MAX_FAILURES = 10
+"""Wrong PINs from all addresses together within ``GLOBAL_WINDOW_S`` before every guess waits:
+at most 40 guesses an hour, so a 4-digit PIN takes days on average, a 6-digit one years."""
+GLOBAL_WINDOW_S = 900.0
+UNLOCK_MAX_AGE_S = 6 * 3600
+"""How long an unlocked phone stays unlocked (an evening's play); then it asks again."""
 _EXT = "ducktable.pin"
 _SESSION_KEY = "pin_fp"
+_SESSION_SINCE = "pin_since"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,11 +60,12 @@ class PinError(ValueError):
     """A PIN that does not have the required form; the message says what is allowed."""
 
 
-def check_pin_format(pin: str) -> str:
+def check_pin_format(pin: str, min_digits: int = PIN_DIGITS[0]) -> str:
     pin = pin.strip()
-    low, high = PIN_DIGITS
+    low, high = max(PIN_DIGITS[0], min_digits), PIN_DIGITS[1]
     if not (pin.isascii() and pin.isdigit() and low <= len(pin) <= high):
-        raise PinError(f"A table PIN is {low} to {high} digits (0-9), e.g. 4821.")
+        example = "482135791"[:low] if low <= 9 else "4821357913"
+        raise PinError(f"A table PIN is {low} to {high} digits (0-9), e.g. {example}.")
     return pin
 
 
@@ -66,8 +77,11 @@ class TablePin:
     a PIN written into the settings later still replaces a random one.
     """
 
-    def __init__(self, initial: str | None, path: str | os.PathLike[str] | None) -> None:
+    def __init__(self, initial: str | None, path: str | os.PathLike[str] | None,
+                 digits: int = PIN_DIGITS[0]) -> None:
         self._lock = threading.Lock()
+        self.digits = digits
+        """The fewest digits a PIN may have (the length of a random one)."""
         self.path = Path(path) if path else None
         stored, origin = self._read_file()
         if stored is not None and (origin == "setup" or not initial):
@@ -75,7 +89,7 @@ class TablePin:
         elif initial:
             self._pin = check_pin_format(str(initial))
         else:
-            self._pin = f"{secrets.randbelow(10_000):04d}"
+            self._pin = f"{secrets.randbelow(10 ** digits):0{digits}d}"
             log.warning("no table PIN configured; chose %s (change it on the setup page)",
                         self._pin)
             try:
@@ -90,7 +104,7 @@ class TablePin:
 
     def set(self, pin: str) -> None:
         """Replace the PIN (from the setup page); kept across restarts."""
-        pin = check_pin_format(pin)
+        pin = check_pin_format(pin, self.digits)
         with self._lock:
             self._write(pin, "setup")
             self._pin = pin
@@ -114,19 +128,37 @@ class TablePin:
             return None, ""
         try:
             pin, _, origin = self.path.read_text(encoding="ascii").strip().partition(" ")
-            return check_pin_format(pin), origin or "setup"
+            pin = check_pin_format(pin)
+            if origin == "random" and len(pin) < self.digits:
+                return None, ""  # a longer PIN is now asked for: choose a new random one
+            return pin, origin or "setup"
         except (OSError, UnicodeDecodeError, PinError):
             return None, ""
 
 
 class Guard:
-    """Counts wrong PINs per client address and refuses guesses for a while after too many."""
+    """Counts wrong PINs per client address and for all addresses together, and refuses
+    guesses for a while after too many."""
 
-    def __init__(self, max_failures: int = MAX_FAILURES, lockout_s: float = LOCKOUT_S) -> None:
+    def __init__(self, max_failures: int = MAX_FAILURES, lockout_s: float = LOCKOUT_S,
+                 global_max: int = GLOBAL_MAX_FAILURES,
+                 global_window_s: float = GLOBAL_WINDOW_S) -> None:
         self.max_failures = max_failures
         self.lockout_s = lockout_s
+        self.global_max = global_max
+        self.global_window_s = global_window_s
         self._failures: dict[str, tuple[int, float]] = {}
+        self._recent: list[float] = []  # times of the wrong PINs from anyone, oldest first
         self._lock = threading.Lock()
+
+    def table_wait_left(self) -> float:
+        """Seconds until any guess is judged again, when too many wrong PINs came lately."""
+        with self._lock:
+            now = time.monotonic()
+            self._recent = [t for t in self._recent if now - t < self.global_window_s]
+            if len(self._recent) < self.global_max:
+                return 0.0
+            return self.global_window_s - (now - self._recent[-self.global_max])
 
     def wait_left(self, who: str) -> float:
         with self._lock:
@@ -143,6 +175,11 @@ class Guard:
         with self._lock:
             count, _ = self._failures.get(who, (0, 0.0))
             self._failures[who] = (count + 1, time.monotonic())
+            self._recent.append(time.monotonic())
+            if len(self._failures) > 10_000:  # addresses are free to make up: forget old ones
+                oldest = sorted(self._failures, key=lambda k: self._failures[k][1])
+                for key in oldest[:5_000]:
+                    del self._failures[key]
 
     def succeeded(self, who: str) -> None:
         with self._lock:
@@ -150,7 +187,10 @@ class Guard:
 
 
 def init_app(app: Flask) -> None:
-    app.extensions[_EXT] = TablePin(app.config["TABLE_PIN"], app.config["PIN_FILE"])
+    app.config.setdefault("PIN_DIGITS", PIN_DIGITS[0])
+    app.config.setdefault("UNLOCK_MAX_AGE_S", UNLOCK_MAX_AGE_S)
+    app.extensions[_EXT] = TablePin(app.config["TABLE_PIN"], app.config["PIN_FILE"],
+                                    int(app.config["PIN_DIGITS"]))
     app.extensions[_EXT + ".guard"] = Guard()
     app.jinja_env.globals["is_unlocked"] = is_unlocked
 
@@ -162,7 +202,14 @@ def table_pin(app: Flask | None = None) -> TablePin:
 def is_unlocked() -> bool:
     fp = session.get(_SESSION_KEY)
     expected = table_pin().fingerprint(current_app.config["SECRET_KEY"])
-    return isinstance(fp, str) and hmac.compare_digest(fp, expected)
+    if not (isinstance(fp, str) and hmac.compare_digest(fp, expected)):
+        return False
+    since = session.get(_SESSION_SINCE)
+    age = time.time() - since if isinstance(since, int | float) else float("inf")
+    if not 0 <= age <= float(current_app.config["UNLOCK_MAX_AGE_S"]):
+        lock()  # unlocked too long ago (or before this rule): ask for the PIN again
+        return False
+    return True
 
 
 def try_unlock(candidate: object) -> str | None:
@@ -172,6 +219,10 @@ def try_unlock(candidate: object) -> str | None:
     wait = guard.wait_left(who)
     if wait > 0:
         return f"Too many wrong PINs from this phone. Wait {int(wait) + 1} seconds and try again."
+    wait = guard.table_wait_left()
+    if wait > 0:
+        return (f"Too many wrong PINs on this table lately (someone may be guessing). Wait "
+                f"{int(wait) + 1} seconds and try again; phones already unlocked still work.")
     if not isinstance(candidate, str) or not candidate.strip():
         return "This change needs the table PIN (shown on the device's console)."
     if not table_pin().matches(candidate):
@@ -179,11 +230,13 @@ def try_unlock(candidate: object) -> str | None:
         return "That PIN is not the table PIN. Look at the device's console and try again."
     guard.succeeded(who)
     session[_SESSION_KEY] = table_pin().fingerprint(current_app.config["SECRET_KEY"])
+    session[_SESSION_SINCE] = int(time.time())
     return None
 
 
 def lock() -> None:
     session.pop(_SESSION_KEY, None)
+    session.pop(_SESSION_SINCE, None)
 
 
 def pin_required(view: F) -> F:
@@ -216,19 +269,31 @@ def _carried_form() -> list[tuple[str, str]] | None:
     return [(k, v) for k, v in request.form.items(multi=True) if k not in ("pin", "csrf_token")]
 
 
+_SAME_SITE = re.compile(r"/(?:[A-Za-z0-9_\-][A-Za-z0-9_\-./]*)?(?:\?[A-Za-z0-9_\-.=&%+]*)?")
+
+
+def safe_next(nxt: str | None) -> str | None:
+    """``nxt`` when it is a plain path of this site, else None.
+
+    Browsers drop tabs and newlines from a URL and read a backslash as a slash, so
+    ``/\t/evil.example`` or ``/\\evil.example`` would leave the site; only letters, digits
+    and ``_-./`` are let through in the path (and a plain query), starting with one slash."""
+    if not nxt or not _SAME_SITE.fullmatch(nxt) or nxt.startswith("//"):
+        return None
+    return nxt
+
+
 def _local_path(url: str | None) -> str | None:
     """The path of ``url`` when it points at this site (where to go back after unlocking)."""
     if not url or not url.startswith(request.host_url):
         return None
     parts = urlsplit(url)
-    return parts.path + (f"?{parts.query}" if parts.query else "")
+    return safe_next(parts.path + (f"?{parts.query}" if parts.query else ""))
 
 
 @bp.route("/unlock", methods=["GET", "POST"])
 def unlock() -> Any:
-    nxt = request.values.get("next", "")
-    if not nxt.startswith("/") or nxt.startswith("//"):
-        nxt = url_for("scoreboard.home")
+    nxt = safe_next(request.values.get("next", "")) or url_for("scoreboard.home")
     if request.method == "GET":
         return render_template("unlock.html", problem=None, next=nxt)
     problem = try_unlock(request.form.get("pin"))

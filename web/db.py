@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from ducktable.device.store import MatchInfo, MatchStore, StoreError
+from ducktable.device.store import MatchInfo, MatchStore, NoSuchMatch
 from flask import Flask, abort, current_app
 
 _EXT = "ducktable.store"
@@ -52,7 +52,7 @@ def match_or_404(match_id: int) -> MatchInfo:
         abort(404, description=f"There is no match {match_id}. Pick one from the history page.")
     try:
         return get_store().match(match_id)
-    except StoreError:
+    except NoSuchMatch:  # other store errors (a failing card) say what they are
         abort(404, description=f"There is no match {match_id}. Pick one from the history page.")
 
 

@@ -215,19 +215,24 @@ def undo(match_id: int) -> Any:
 def correct(match_id: int, index: int) -> Any:
     info = match_or_404(match_id)
     store = get_store()
-    events = store.events(match_id)
-    if not 0 <= index < len(events):
-        abort(404, description=f"Match {match_id} has no event #{index}; it has {len(events)}.")
-    original = events[index]
-    state = store.state(match_id)
-    etype = request.values.get(forms.TYPE_FIELD, original.type)
+    rows = store.log_rows(match_id)
+    if not 0 <= index < len(rows):
+        abort(404, description=f"Match {match_id} has no event #{index}; it has {len(rows)}.")
+    original, damaged = rows[index]
+    try:
+        state = store.state(match_id)
+    except StoreError:  # a damaged or refused event: correct it where it stands
+        state = store.state_before(match_id, index)
+    default_type = original.type if original is not None else state.game.event_specs[0].type
+    etype = request.values.get(forms.TYPE_FIELD, default_type)
     spec = spec_or_400(state, etype)
     problem: str | None = None
     verdict: Verdict | None = None
     status = 200
     if request.method == "POST":
         try:
-            event = forms.parse_event(spec, state, request.form, ts=original.ts)
+            event = forms.parse_event(spec, state, request.form,
+                                      ts=original.ts if original is not None else None)
         except forms.FormError as exc:
             problem, status = str(exc), 400
         else:
@@ -241,7 +246,7 @@ def correct(match_id: int, index: int) -> Any:
                     flash(verdict.reason, "ok")
                     return redirect(url_for("entry.page", match_id=match_id), code=303)
                 status = 422
-    prefill = original if etype == original.type else None
+    prefill = original if original is not None and etype == original.type else None
     form = forms.build_form(spec, state, prefill)
     if request.method == "POST":
         form = _refill(form, request.form)
@@ -251,6 +256,7 @@ def correct(match_id: int, index: int) -> Any:
             info=info,
             index=index,
             original=original,
+            damaged=damaged,
             form=form,
             specs=state.game.event_specs,
             picker=picker(info, state),

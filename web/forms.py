@@ -237,13 +237,23 @@ def _parse_value(f: Field, kind: str, raw: str, state: State, title: str) -> Any
 
 
 def _card(raw: str, label: str, state: State, title: str) -> str:
-    card = raw.strip().lower()
-    if not state.is_card_label(card):
+    card = _known_spelling(raw.strip(), state)
+    if card is None:
         raise FormError(
             f"'{label}': {raw!r} is not a card of {title}; tap a card in the picker "
             "or type a label such as yellow-5."
         )
     return card
+
+
+def _known_spelling(text: str, state: State) -> str | None:
+    """``text`` as the deck spells it: typed as is, all lower case, or with a lower-case
+    colour and an upper-case rank (Grey Duck's Drakes are ``grey-D`` and ``yellow-D``)."""
+    colour, dash, rank = text.rpartition("-")
+    for candidate in (text, text.lower(), f"{colour.lower()}{dash}{rank.upper()}"):
+        if candidate and state.is_card_label(candidate):
+            return candidate
+    return None
 
 
 def _cards(raw: str, label: str, state: State, title: str) -> list[str]:

@@ -8,15 +8,18 @@ message instead of breaking the page. Each match's log can be downloaded: the pu
 
 from __future__ import annotations
 
+import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.registry import game_class
 from flask import Blueprint, Response, render_template, request
 
-from .auth import is_unlocked
+from .auth import is_unlocked, pin_required
 from .db import get_store, match_or_404
 
 bp = Blueprint("history", __name__)
@@ -93,5 +96,24 @@ def export(match_id: int) -> Response:
         mimetype="application/x-ndjson",
         headers={
             "Content-Disposition": f'attachment; filename="match-{match_id}{suffix}.jsonl"'
+        },
+    )
+
+
+@bp.get("/backup.sqlite3")
+@pin_required
+def backup() -> Response:
+    """The whole match database (hidden hands included, hence the PIN), made with SQLite's
+    online backup so that events not yet checkpointed from the write-ahead log are in it."""
+    with tempfile.TemporaryDirectory(prefix="ducktable-backup-") as folder:
+        path = get_store().backup(Path(folder) / "matches.sqlite3")
+        data = path.read_bytes()
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+    return Response(
+        data,
+        mimetype="application/vnd.sqlite3",
+        headers={
+            "Content-Disposition": f'attachment; filename="ducktable-backup-{stamp}.sqlite3"',
+            "Cache-Control": "no-store",
         },
     )

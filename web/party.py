@@ -93,6 +93,19 @@ def hands_played(standings: list[dict[str, Any]]) -> int:
     return max((len(row["hands"]) for row in standings), default=0)
 
 
+MAX_MATCH_ID = 2**63 - 1
+"""SQLite's largest row id."""
+
+
+def match_number(text: str) -> int | None:
+    """The match number a party file names, or None when it names none this store can hold
+    (``isdigit`` also accepts digits such as "²" that ``int`` cannot read)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        return None
+    number = int(text)
+    return number if 0 < number <= MAX_MATCH_ID else None
+
+
 def _page(party: Party | None, problem: str | None = None, status: int = 200) -> Any:
     standings = party.standings() if party is not None else []
     rounds = max((h["round"] for row in standings for h in row["hands"]), default=0)
@@ -101,9 +114,10 @@ def _page(party: Party | None, problem: str | None = None, status: int = 200) ->
         store = get_store()
         for table in party.tables():
             if table.match_id is not None:
+                number = match_number(table.match_id)
                 try:
-                    matches[table.table] = store.match(int(table.match_id))
-                except (StoreError, ValueError):
+                    matches[table.table] = None if number is None else store.match(number)
+                except StoreError:
                     matches[table.table] = None
     return (
         render_template(
@@ -229,11 +243,12 @@ def record_table(table: int) -> Any:
             else:
                 party.record_hand(table, order)
         elif hand.match_id is not None:
-            if not hand.match_id.isdigit():
+            number = match_number(hand.match_id)
+            if number is None:
                 return _refuse(f"Table {table}'s match {hand.match_id!r:.40} is not a match of "
                                "this table (the party file names it); start the table's match "
                                "again or type the finishing order.")
-            state = get_store().state(int(hand.match_id))
+            state = get_store().state(number)
             if not isinstance(state, GreyDuckState):
                 return _refuse(f"Match {hand.match_id} is not a Grey Duck match.")
             party.record_state(table, state)

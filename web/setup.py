@@ -85,7 +85,7 @@ def create() -> Any:
         new_pin = (form.get("new_pin") or "").strip()
         if new_pin:
             try:
-                new_pin = check_pin_format(new_pin)
+                new_pin = check_pin_format(new_pin, table_pin().digits)
             except PinError as exc:
                 raise SetupError(f"New PIN: {exc}") from None
         info = get_store().create_match(game, players, options, observer=observer, name=name)
@@ -117,6 +117,7 @@ def _page(selected: str, form: Mapping[str, str], problem: str | None) -> str:
         max_seats=max_seats,
         option_kind=option_kind,
         option_text=option_text,
+        pin_digits=table_pin().digits,
     )
 
 

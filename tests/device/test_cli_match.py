@@ -336,7 +336,7 @@ def test_export_public_leaves_hidden_fields_out(sh: Shell) -> None:
     assert sh("export", str(mid), "--public") == 0
     header, event = sh.out.splitlines()
     assert json.loads(header)["public"] is True
-    assert json.loads(event) == {"v": 1, "type": "deal"}
+    assert json.loads(event) == {"v": 2, "type": "deal"}
 
 
 def test_replay_prints_the_final_state_and_scores_as_json(sh: Shell, tmp_path: Path) -> None:
@@ -460,3 +460,45 @@ def test_simulate_plays_every_installed_game_to_the_end(sh: Shell, game: str, bo
         info = s.match(result["match"])
         assert info.finished and info.event_count == result["events"]
         assert s.state(info.id).scores() == result["scores"]
+
+
+@pytest.mark.parametrize("text", ['{"type":"\\ud800","seat":0}',
+                                  '{"type":"add","seat":0,"data":{"card":"\\uDC00x"}}'])
+def test_a_lone_surrogate_in_event_json_is_a_clear_error(sh: Shell, text: str) -> None:
+    mid = started(sh)
+    assert sh("check", str(mid), text) == 2
+    assert "lone surrogate" in sh.err and "Traceback" not in sh.err
+    (sh.out + sh.err).encode("utf-8")
+    assert sh("submit", str(mid), text) == 2
+    assert "lone surrogate" in sh.err
+
+
+@pytest.mark.parametrize("count", ["99999999", "0", "-3", "2"])
+def test_simulate_checks_the_player_count_before_naming_bots(
+        sh: Shell, count: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+    real_range = range
+
+    def counting_range(*args: int) -> range:
+        made.append(max(args[:2]) if args else 0)
+        return real_range(*args)
+
+    monkeypatch.setattr("ducktable.device.cli_match.range", counting_range, raising=False)
+    assert sh("simulate", "grey", "--players", count) == 2
+    assert "Grey Duck is for 3 to 5 players" in sh.err
+    assert all(n <= 5 for n in made)
+
+
+def test_backup_and_restore_commands(sh: Shell, tmp_path: Path) -> None:
+    mid = started(sh)
+    sh("submit", str(mid), DEAL)
+    copy = tmp_path / "saved.sqlite3"
+    assert sh("backup", str(copy)) == 0, sh.err
+    assert str(copy) in sh.out
+    sh("submit", str(mid), event_json(add(0)))
+    assert sh("restore", str(copy)) == 0, sh.err
+    assert "before-restore" in sh.out
+    with sh.store() as s:
+        assert len(s.events(mid)) == 1
+    assert sh("restore", str(tmp_path / "nothing.sqlite3")) == 2
+    assert "does not exist" in sh.err

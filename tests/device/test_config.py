@@ -56,7 +56,7 @@ options = { width = 1280 }
         ("[server]\nport = \"80\"", r"\[server\] port must be a whole number, got '80'"),
         ("[server]\nport = 70000", r"port must be 1 to 65535"),
         ("[table]\npin = 1234", r"\[table\] pin must be text in quotes"),
-        ("[table]\npin = \"12a4\"", r"pin must be 4 to 8 digits"),
+        ("[table]\npin = \"12a4\"", r"pin must be 4 to 12 digits"),
         ("[cues]\nseat_leds = 5", r"seat_leds must be a list of GPIO pins"),
         ("[cues]\nbuzzer = true", r"buzzer must be a GPIO pin"),
         ("[cues]\nenabled = \"yes\"", r"enabled must be true or false"),
@@ -88,3 +88,17 @@ def test_which_file_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv(config_module.ENV_VAR, str(tmp_path / "env.toml"))
     assert config_path(None, tmp_path) == tmp_path / "env.toml"
     assert config_path("given.toml", tmp_path) == Path("given.toml")
+
+
+def test_a_longer_pin_and_the_unlock_time_are_settings(tmp_path: Path) -> None:
+    path = tmp_path / "ducktable.toml"
+    path.write_text('[table]\npin = "48213579"\npin_digits = 8\nunlock_hours = 2.5\n')
+    config = load_config(path)
+    assert (config.table.pin_digits, config.table.unlock_hours) == (8, 2.5)
+    from ducktable.device.cli_run import web_settings
+
+    settings = web_settings(config, tmp_path)
+    assert settings["PIN_DIGITS"] == 8 and settings["UNLOCK_MAX_AGE_S"] == 9000
+    path.write_text('[table]\npin = "4821"\npin_digits = 6\n')
+    with pytest.raises(ConfigError, match="pin must be 6 to 12 digits"):
+        load_config(path)

@@ -551,7 +551,7 @@ def test_export_format_is_a_header_then_one_event_per_line(store: MatchStore) ->
     assert header["events"] == 1
     assert (header["game"], header["players"], header["options"]) == ("tally", ["a", "b"],
                                                                        {"target": 10})
-    assert json.loads(lines[1]) == {"v": 1, "type": "deal", "data": {"secret": 5}}
+    assert json.loads(lines[1]) == {"v": 2, "type": "deal", "data": {"secret": 5}}
 
 
 def test_public_export_drops_hidden_fields_and_imports_as_observer(store: MatchStore) -> None:
@@ -577,7 +577,7 @@ def test_public_export_drops_hidden_fields_and_imports_as_observer(store: MatchS
         (lambda lines: lines[:-1], "the header says 3 events but the file holds 2"),
         (lambda lines: lines[:2] + [json.dumps(add(1).to_json())] + lines[3:],
          "line 3: event #1 is refused: ILLEGAL: it is a's turn"),
-        (lambda lines: [lines[0].replace('"version":1', '"version":7')] + lines[1:],
+        (lambda lines: [lines[0].replace('"version":2', '"version":7')] + lines[1:],
          "version 7 is not supported"),
         (lambda lines: [lines[0].replace('"tally"', '"chess"')] + lines[1:], "unknown game"),
         (lambda lines: [lines[0].replace('"format":"ducktable-match-log"', '"format":"csv"')]

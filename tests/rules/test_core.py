@@ -41,7 +41,7 @@ def test_event_json_keeps_timestamps_and_sources():
     event = Event("play", 2, {"cards": ["yellow-1"]}, ts=1234, source="camera")
     back = Event.from_json(event.dumps())
     assert back == event
-    assert back.to_json()["v"] == 1
+    assert back.to_json()["v"] == 2
 
 
 def test_unknown_card_wrong_seat_unknown_type_are_verdicts_not_exceptions():
@@ -52,7 +52,7 @@ def test_unknown_card_wrong_seat_unknown_type_are_verdicts_not_exceptions():
         (        Event("play", 9, {"cards": ["red-3"]}), "seat 9 does not exist"),
         (        Event("play", None, {"cards": ["red-3"]}), "needs the seat"),
         (        Event("jump", 1), "not an event of DUCK"),
-        (        Event("draw", 1, {"source": "deck", "card": "red-1"}), "has no field"),
+        (        Event("draw", 1, {"pile": "deck", "card": "red-1"}), "has no field"),
         (        Event("play", 2, {"cards": ["red-3"]}), "turn"),
     ]
     for event, message in cases:

@@ -40,7 +40,7 @@ def test_DUCK_C1_a_fourth_copy_is_refused_in_observer_mode():
     obs = game.new_state(["A", "B", "C"], observer=True)
     assert obs.apply(Event("deal", None, {"face_up": ["yellow-5", None, None]})).ok  # DUCK-S1
     assert obs.apply(Event("play", 1, {"cards": ["yellow-5", "yellow-5"]})).ok
-    assert obs.apply(Event("draw", 1, {"source": "deck"})).ok
+    assert obs.apply(Event("draw", 1, {"pile": "deck"})).ok
     verdict = obs.check(Event("play", 2, {"cards": ["yellow-5"]}))
     assert not verdict.ok and "DUCK-C1" in verdict.rules
     assert "yellow-5" in verdict.reason
@@ -64,7 +64,7 @@ def test_DUCK_C2_lifebelts_6_to_10_one_per_round_in_order():
 def test_DUCK_C3_towel_cards_are_points_and_leave_the_game():
     state = started([LOW, MID, HIGH])
     assert state.apply(Event("play", 1, {"cards": ["yellow-3", "yellow-4", "yellow-5"]})).ok
-    assert state.apply(Event("draw", 1, {"source": "deck"})).ok
+    assert state.apply(Event("draw", 1, {"pile": "deck"})).ok
     assert state.apply(Event("duck", 2)).ok  # wrong: 47
     assert state.apply(reveal(state)).ok
     towels = [list(s.towel) for s in state.seats]
@@ -108,7 +108,7 @@ def test_DUCK_S2_left_of_dealer_starts_and_play_is_clockwise():
     assert not out_of_turn.ok and "DUCK-S2" in out_of_turn.rules
     assert "Ben" in out_of_turn.reason
     assert state.apply(Event("play", 1, {"cards": ["yellow-5"]})).ok
-    assert state.apply(Event("draw", 1, {"source": "deck"})).ok
+    assert state.apply(Event("draw", 1, {"pile": "deck"})).ok
     assert state.to_move() == 2
 
 
@@ -174,19 +174,19 @@ def test_DUCK_A4_draw_from_the_left_and_the_right_neighbour():
     state = started([LOW, MID, HIGH])
     # Seat 1: right neighbour is seat 0 (the dealer, face-up red-5), left is seat 2 (empty).
     assert state.apply(Event("play", 1, {"cards": ["yellow-5"]})).ok
-    empty_left = state.check(Event("draw", 1, {"source": "left"}))
+    empty_left = state.check(Event("draw", 1, {"pile": "left"}))
     assert not empty_left.ok and "DUCK-A4" in empty_left.rules and "empty" in empty_left.reason
-    assert state.apply(Event("draw", 1, {"source": "right"})).ok
+    assert state.apply(Event("draw", 1, {"pile": "right"})).ok
     assert state.seats[1].hand["red-5"] == 1 and state.seats[0].pile == []
     # Seat 2 takes the yellow-5 from its right neighbour, seat 1.
     assert state.apply(Event("play", 2, {"cards": ["red-8"]})).ok
-    assert state.apply(Event("draw", 2, {"source": "right"})).ok
+    assert state.apply(Event("draw", 2, {"pile": "right"})).ok
     assert state.seats[2].hand["yellow-5"] == 1
     # Seat 0 takes the red-8 from its left neighbour... no: its left is seat 1 (now empty),
     # its right is seat 2 (red-8 on top).
     assert state.apply(Event("play", 0, {"cards": ["yellow-0"]})).ok
-    assert not state.check(Event("draw", 0, {"source": "left"})).ok
-    assert state.apply(Event("draw", 0, {"source": "right"})).ok
+    assert not state.check(Event("draw", 0, {"pile": "left"})).ok
+    assert state.apply(Event("draw", 0, {"pile": "right"})).ok
     assert state.seats[0].hand["red-8"] == 1 and state.seats[0].hand_count == 7
 
 
@@ -195,8 +195,8 @@ def test_DUCK_A4_must_draw_after_playing_and_only_one_card():
     assert state.apply(Event("play", 1, {"cards": ["yellow-5"]})).ok
     assert state.to_move() == 1 and state.phase == "draw"
     assert not state.check(Event("play", 1, {"cards": ["yellow-4"]})).ok
-    assert state.apply(Event("draw", 1, {"source": "deck"})).ok
-    assert not state.check(Event("draw", 1, {"source": "deck"})).ok  # seat 2's turn now
+    assert state.apply(Event("draw", 1, {"pile": "deck"})).ok
+    assert not state.check(Event("draw", 1, {"pile": "deck"})).ok  # seat 2's turn now
 
 
 def test_DUCK_A4_empty_draw_pile_leaves_only_neighbours_piles():
@@ -204,9 +204,9 @@ def test_DUCK_A4_empty_draw_pile_leaves_only_neighbours_piles():
     state.draw_count = 0
     state.draw_pile = []
     assert state.apply(Event("play", 1, {"cards": ["yellow-5"]})).ok
-    verdict = state.check(Event("draw", 1, {"source": "deck"}))
+    verdict = state.check(Event("draw", 1, {"pile": "deck"}))
     assert not verdict.ok and "empty" in verdict.reason and "DUCK-A4" in verdict.rules
-    assert state.check(Event("draw", 1, {"source": "right"})).ok
+    assert state.check(Event("draw", 1, {"pile": "right"})).ok
 
 
 def test_DUCK_A4_nothing_to_draw_skips_the_draw():
@@ -378,7 +378,7 @@ def test_observer_revealed_hand_must_hold_the_card_taken_from_a_neighbour():
     full.apply_or_raise(deal(full, [LOW, MID, HIGH]))
     obs = game.new_state(["A", "B", "C"], observer=True)
     obs.apply_or_raise(game.public_event(full.history[0]))
-    for event in (Event("play", 1, {"cards": ["yellow-5"]}), Event("draw", 1, {"source": "right"}),
+    for event in (Event("play", 1, {"cards": ["yellow-5"]}), Event("draw", 1, {"pile": "right"}),
                   Event("duck", 2)):
         full.apply_or_raise(event)
         obs.apply_or_raise(event)
@@ -408,7 +408,7 @@ def test_state_is_untouched_by_refused_events_and_replay_matches():
     state = started([LOW, MID, HIGH])
     snapshot = state.public_view()
     for bad in (Event("play", 1, {"cards": ["purple-3"]}), Event("play", 7, {"cards": ["yellow-5"]}),
-                Event("draw", 1, {"source": "up"}), Event("fly", 1), Event("play", 1, {}),
+                Event("draw", 1, {"pile": "up"}), Event("fly", 1), Event("play", 1, {}),
                 Event("play", 1, {"cards": "yellow-5"}), Event("reveal", None, {"hands": []})):
         verdict = state.apply(bad)
         assert not verdict.ok and verdict.reason
@@ -424,3 +424,32 @@ def test_options_are_validated_with_clear_messages():
         make_game("duck", {"jokers": True})
     with pytest.raises(RulesError, match="3 to 5 players"):
         make_game("duck").new_state(["A", "B"])
+
+
+def test_DUCK_S1_a_deal_missing_cards_lists_every_one():
+    state = new_match(3)
+    event = deal(state, [LOW, MID, HIGH])
+    pile = event.data["draw_pile"]
+    gone = pile[:9]
+    verdict = state.check(event.with_data(draw_pile=pile[9:]))
+    assert not verdict.ok and "missing 9 cards" in verdict.reason
+    for card in set(gone):
+        assert card in verdict.reason
+    assert "rest_seed" in verdict.reason  # says how to leave the listing out
+
+
+def test_DUCK_S1_the_rest_of_the_deck_may_be_shuffled_with_a_seed():
+    state = new_match(3)
+    event = deal(state, [LOW, MID, HIGH])
+    pile = list(event.data["draw_pile"])
+    seeded = event.without("draw_pile").with_data(rest_seed=11)
+    verdict = state.apply(seeded)
+    assert verdict.ok, verdict
+    assert sorted(state.draw_pile) == sorted(pile) and state.draw_pile != sorted(pile)
+    again = new_match(3)
+    again.apply_or_raise(seeded)
+    assert again.draw_pile == state.draw_pile  # the same seed, the same order
+    top = new_match(3)
+    top.apply_or_raise(event.with_data(draw_pile=[pile[5], pile[0]], rest_seed=3))
+    assert top.draw_pile[:2] == [pile[5], pile[0]] and sorted(top.draw_pile) == sorted(pile)
+    assert "rest_seed" not in state.game.public_event(seeded).data  # hidden like the pile

@@ -207,7 +207,10 @@ def test_DUCKY_T3_a_duck_nobody_can_use_is_offered_on_and_else_rides_back_in():
                     river=river_with({19: "pink"})))
     ok(state, Event("move", 0, {"log": 4}))
     assert state.falling == "pink" and state.to_move() == 1
-    refused(state, Event("take", 0, {"pile": 0}), reason="it is Ben's turn", rule="DUCKY-T3")
+    refused(state, Event("take", 0, {"pile": 0}),
+            reason="the fallen pink duck is Ben's, not Ann's: Ann has no open pink slot on a "
+                   "top card, and Ben is the first from Ann round the table who has one",
+            rule="DUCKY-T3")
     ok(state, Event("take", 1, {"pile": 0}))
     assert state.visible[1][0].filled == [False, True]
 

@@ -33,6 +33,7 @@ from .grey_helpers import (
     fingerprint,
     finish_hand,
     g,
+    grey,
     new_match,
     play,
     quack,
@@ -43,8 +44,8 @@ from .grey_helpers import (
 # The catalogue
 # --------------------------------------------------------------------------------------------
 
-GREY_IDS = ["C1", "D1", "D2", "W1", "W2", "W3", "T1", "T2", "T3", "T4", "G1", "H1", "S1", "S2",
-            "V1", "V2"]
+GREY_IDS = ["C1", "D1", "D2", "D3", "W1", "W2", "W3", "W4", "T1", "T2", "T3", "T4", "G1", "H1",
+            "S1", "S2", "V1", "V2"]
 
 
 def test_grey_rule_texts_cover_every_rule_and_reach_the_catalogue():
@@ -109,9 +110,77 @@ def test_grey_D1_a_deal_with_wrong_sizes_is_refused():
     state = new_match(4)
     event = state.arranged_deal({})
     hands = [list(h) for h in event.data["hands"]]
-    hands[0].append(hands[1].pop())  # Erin 14, Connor 13: against the dealing order
+    hands[0].append(hands[1].pop())
+    hands[0].append(hands[1].pop())  # Erin 15, Connor 12: one hand two cards larger
     verdict = state.check(event.with_data(hands=hands))
+    assert not verdict.ok and "GREY-D3" in verdict.rules and "15" in verdict.reason
+    three = new_match(3)
+    event = three.arranged_deal({})
+    hands = [list(h) for h in event.data["hands"]]
+    hands[0].append(hands[1].pop())
+    verdict = three.check(event.with_data(hands=hands))
     assert not verdict.ok and "GREY-D1" in verdict.rules and "must get 13" in verdict.reason
+
+
+def test_grey_D3_the_dealer_may_hold_a_larger_hand_when_the_deal_started_elsewhere():
+    state = new_match(4)
+    event = state.arranged_deal({})
+    hands = [list(h) for h in event.data["hands"]]
+    hands[0].append(hands[1].pop())  # Erin (the dealer) 14, Connor 13
+    verdict = state.apply(event.with_data(hands=hands))
+    assert verdict.ok and "GREY-D3" in verdict.rules, verdict
+    assert [s["cards"] for s in state.public_view()["seats"]] == [14, 13, 14, 13]
+
+
+def test_grey_D3_an_observer_deal_may_give_the_counts():
+    observer = new_match(4, observer=True)
+    bad = observer.check(Event("deal", 0, {"leader": MATT, "counts": [15, 13, 13, 13]}))
+    assert not bad.ok and "GREY-D3" in bad.rules
+    observer.apply_or_raise(Event("deal", 0, {"leader": MATT, "counts": [14, 13, 14, 13]}))
+    assert [s["cards"] for s in observer.public_view()["seats"]] == [14, 13, 14, 13]
+
+
+def test_grey_D3_a_later_counts_event_corrects_the_assumed_counts():
+    observer = new_match(4, observer=True)
+    observer.apply_or_raise(Event("deal", 0, {"leader": ERIN}))
+    assert [s["cards"] for s in observer.public_view()["seats"]] == [13, 14, 14, 13]
+    play(observer, ERIN, y(5))
+    play(observer, CONNOR, y(6))
+    verdict = observer.apply(Event("counts", None, {"counts": [14, 13, 14, 13]}))
+    assert verdict.ok and "GREY-D3" in verdict.rules, verdict
+    assert [s["cards"] for s in observer.public_view()["seats"]] == [13, 12, 14, 13]
+    assert observer.to_move() == AMY  # play goes on
+    wrong = observer.check(Event("counts", None, {"counts": [14, 14, 14, 14]}))
+    assert not wrong.ok and "54" in wrong.reason and "GREY-D3" in wrong.rules
+
+
+def test_grey_D3_a_player_out_too_early_can_come_back_with_the_real_counts():
+    observer = new_match(4, observer=True)
+    observer.apply_or_raise(Event("deal", 0, {"leader": ERIN}))
+    observer.counts[ERIN] = 1  # as if Erin had laid 12 of the 13 cards assumed
+    play(observer, ERIN, y(5))
+    assert ERIN in observer.out
+    refused = observer.check(Event("play", ERIN, {"cards": y(6)}))
+    assert not refused.ok and "'counts'" in refused.reason  # says how to put it right
+    observer.apply_or_raise(Event("counts", None, {"counts": [14, 13, 14, 13]}))
+    assert ERIN not in observer.out and observer.counts[ERIN] == 1
+
+
+def test_grey_W4_the_captain_may_hand_back_the_drake_just_passed():
+    for observer in (False, True):
+        state = swap_table(SWAP_A, observer=observer)
+        state.apply_or_raise(Event("swap_pass", MATT, {"card": "yellow-D"}))
+        verdict = state.apply(Event("swap_return", CONNOR, {"card": "yellow-D"}))
+        assert verdict.ok and "GREY-W4" in verdict.rules, verdict
+        assert state.to_move() == MATT and state.phase == "play"  # the Duckling leads
+        assert state.public_view()["seats"][MATT]["known"] == ["yellow-D"]
+        assert state.public_view()["seats"][CONNOR]["known"] == []
+        if state.hands is not None:
+            assert state.hands[MATT]["yellow-D"] == 1 and state.hands[CONNOR]["yellow-D"] == 0
+    state = swap_table(SWAP_A)
+    state.apply_or_raise(Event("swap_pass", MATT, {"card": "yellow-D", "request": 3}))
+    verdict = state.check(Event("swap_return", CONNOR, {"card": "yellow-D"}))
+    assert not verdict.ok and "asked for a 3" in verdict.reason
 
 
 def test_grey_D2_the_holder_of_the_grey_one_leads_the_first_hand():
@@ -516,3 +585,66 @@ def test_grey_summary_and_player_view_show_the_scoreboard():
     assert view["hand_complete"] and len(view["hand"]) == 12
     assert Counter(view["hand"])["grey-1"] == 1
     assert view["seats"][ERIN]["cards"] == 12 and view["to_move"] == CONNOR
+
+
+def _out_of_turn_rules(state: GreyDuckState, seat: int) -> tuple[str, ...]:
+    verdict = state.check(Event("quack" if state.top is not None else "play", seat,
+                                {} if state.top is not None else {"cards": y(1)}))
+    assert not verdict.ok and "turn" in verdict.reason, verdict
+    return verdict.rules
+
+
+def test_grey_D2_out_of_turn_before_the_grey_one_holder_leads_cites_who_leads():
+    state = dealt({AMY: g(1), ERIN: y(1)})
+    assert _out_of_turn_rules(state, ERIN) == ("GREY-D2",)
+
+
+def test_grey_W1_out_of_turn_before_the_duckling_leads_cites_the_swap():
+    state = swap_table(SWAP_A)
+    state.apply_or_raise(Event("swap_pass", MATT, {"card": "yellow-D"}))
+    state.apply_or_raise(Event("swap_return", CONNOR, {"card": "yellow-3"}))
+    assert state.to_move() == MATT
+    assert _out_of_turn_rules(state, CONNOR) == ("GREY-W1",)
+
+
+def test_grey_W2_out_of_turn_before_the_captain_leads_after_a_lame_duck():
+    state = swap_table(SWAP_A)
+    state.apply_or_raise(Event("swap_pass", MATT, {"card": "yellow-D"}))
+    state.apply_or_raise(Event("lame_duck", CONNOR))
+    assert _out_of_turn_rules(state, MATT) == ("GREY-W2",)
+
+
+def test_grey_T4_out_of_turn_before_the_trick_winner_leads():
+    state = dealt({ERIN: g(1) + y(8), CONNOR: y(2), AMY: y(3), MATT: y(4)})
+    play(state, ERIN, y(8))
+    for seat in (CONNOR, AMY, MATT):
+        quack(state, seat)
+    assert state.to_move() == ERIN and state.top is None
+    assert _out_of_turn_rules(state, CONNOR) == ("GREY-T4",)
+
+
+def test_grey_T3_out_of_turn_inside_a_trick_and_after_a_grey():
+    state = dealt({ERIN: g(1) + y(5), CONNOR: y(6), AMY: g(6) + y(7), MATT: y(8)})
+    play(state, ERIN, y(5))
+    assert _out_of_turn_rules(state, AMY) == ("GREY-T2",)  # Connor follows Erin
+    quack(state, CONNOR)
+    assert _out_of_turn_rules(state, ERIN) == ("GREY-T3",)  # Connor's quack passed to Amy
+    play(state, AMY, y(7))
+    play(state, MATT, y(8))
+    state = dealt({ERIN: g(1) + y(6), CONNOR: y(6), AMY: g(6), MATT: y(8)})
+    play(state, ERIN, y(6))
+    assert grey(state, AMY, "grey-6").ok
+    assert state.to_move() == MATT
+    assert _out_of_turn_rules(state, ERIN) == ("GREY-G1",)  # play goes on left of the grey
+
+
+def test_grey_D3_a_public_log_keeps_the_counts_of_a_deal_started_elsewhere():
+    state = new_match(4)
+    event = state.arranged_deal({})
+    hands = [list(h) for h in event.data["hands"]]
+    hands[0].append(hands[1].pop())
+    public = state.game.public_event(event.with_data(hands=hands))
+    assert "hands" not in public.data and public.data["counts"] == [14, 13, 14, 13]
+    observer = new_match(4, observer=True)
+    observer.apply_or_raise(public)
+    assert [s["cards"] for s in observer.public_view()["seats"]] == [14, 13, 14, 13]

@@ -208,7 +208,7 @@ def test_DUCK_A4_taking_a_neighbours_top_card_is_a_draw_from_that_side():
     table = dealt()
     table.lay(s1_discard=["blue-7"])
     applied = table.lay(s0_discard=[])  # seat 1 takes red-5 from seat 0 (its right, DUCK-S2)
-    assert [(e.type, e.data) for e in applied] == [("draw", {"source": "right"})]
+    assert [(e.type, e.data) for e in applied] == [("draw", {"pile": "right"})]
     assert table.state.seats[1].hand["red-5"] == 1  # known to be in that hand now
 
 
@@ -216,7 +216,7 @@ def test_DUCK_A4_deck_draw_is_inferred_when_the_next_player_starts():
     table = dealt()
     table.lay(s1_discard=["blue-7"])
     applied = table.lay(s2_reveal=["red-2", "blue-2"])
-    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"source": "deck"})]
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "deck"})]
     applied = table.lay(s2_reveal=[], s2_discard=["blue-2"])
     assert [(e.type, e.seat) for e in applied] == [("play", 2)]
 
@@ -228,7 +228,7 @@ def test_DUCK_A4_next_pile_changing_without_a_show_is_held_when_it_could_be_a_ta
     table.lay(s2_reveal=[], s2_discard=["red-2"])
     assert table.lay(s0_discard=["blue-1"]) == []  # seat 0 (left of 2) lays onto its own pile
     pending = table.follower.pending
-    assert pending is not None and pending.event.data == {"source": "deck"}
+    assert pending is not None and pending.event.data == {"pile": "deck"}
     assert "may have taken" in pending.why
 
 
@@ -328,7 +328,7 @@ def test_DUCK_A3_look_alike_play_waits_until_the_pile_is_read_again_after_the_ha
     play with the wrong card on top)."""
     table = round_trip()
     table.lay(s1_reveal=["yellow-1", "red-1"])  # seat 1 shows a set
-    assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok  # look-alike: by hand
+    assert table.follower.confirm(Event("draw", 0, {"pile": "deck"})).ok  # look-alike: by hand
     hand: dict[str, list[str] | None] = {"s1_reveal": None, "s1_discard": None}
     applied = table.glimpse(hand, hand, *({"s1_reveal": [], "s1_discard": [c]}
                                           for c in ("red-1", "blue-1", "red-1", "red-1", "red-1")))
@@ -345,7 +345,7 @@ def test_DUCK_A4_take_is_held_when_the_next_player_had_shown_the_card_now_on_top
     table.lay(s1_reveal=["blue-7"])
     assert table.lay(s1_reveal=[], s1_discard=["blue-7"]) == []  # blue-7 was under yellow-1
     pending = table.follower.pending
-    assert pending is not None and pending.event.data == {"source": "left"}
+    assert pending is not None and pending.event.data == {"pile": "left"}
     assert "already started" in pending.why
 
 
@@ -371,8 +371,8 @@ def test_confirmed_event_lets_the_follower_replay_what_the_table_did_meanwhile()
     table.lay(s0_discard=["yellow-3"])  # seat 1 takes blue-3 from seat 0 (its right)
     table.lay(s2_reveal=["red-3"])
     assert len(table.follower.log) == 12  # still waiting at seat 0's draw
-    assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok
-    assert table.kinds()[13:] == [("play", 1, {"cards": ["blue-1"]}), ("draw", 1, {"source": "right"})]
+    assert table.follower.confirm(Event("draw", 0, {"pile": "deck"})).ok
+    assert table.kinds()[13:] == [("play", 1, {"cards": ["blue-1"]}), ("draw", 1, {"pile": "right"})]
     assert table.follower.pending is None and table.state.turn == 2
 
 
@@ -382,7 +382,7 @@ def test_DUCK_A1_a_card_that_changed_with_no_hand_seen_is_held_as_a_likely_misre
     table = round_trip()
     assert table.kinds()[-1:] == [("play", 0, {"cards": ["blue-3"]})]
     table.lay(s1_discard=["blue-7"])  # seat 0 takes yellow-1 from seat 1 (its left)
-    assert table.kinds()[-1:] == [("draw", 0, {"source": "left"})]
+    assert table.kinds()[-1:] == [("draw", 0, {"pile": "left"})]
     assert table.lay(s1_discard=["blue-1"], hand=False) == []  # blue-7 now read as blue-1
     pending = table.follower.pending
     assert pending is not None and "no hand seen" in pending.why
@@ -398,7 +398,7 @@ def test_DUCK_A4_deck_draw_is_held_while_another_pile_shows_what_no_event_explai
     table.lay(s0_discard=["blue-5"], s2_reveal=["red-2"])
     assert [e.type for e in (i.event for i in table.follower.log)] == ["deal", "play"]
     pending = table.follower.pending
-    assert pending is not None and pending.event.data == {"source": "deck"}
+    assert pending is not None and pending.event.data == {"pile": "deck"}
     assert "seat 1's pile shows blue-5 where red-5 should lie" in pending.why
 
 
@@ -407,7 +407,7 @@ def test_cards_shown_before_a_play_entered_by_hand_are_not_taken_for_a_later_pla
     shown there belong to the play just entered, not to the seat's next one."""
     table = round_trip()
     table.lay(s1_reveal=["yellow-1"])  # seat 0's draw is unsure (seat 2's red-2 on red-2)
-    assert table.follower.confirm(Event("draw", 0, {"source": "deck"})).ok
+    assert table.follower.confirm(Event("draw", 0, {"pile": "deck"})).ok
     table.lay(s1_reveal=[], hand=False)  # stacked onto the yellow-1 on top, the hand unseen
     assert table.state.phase == "play" and table.state.turn == 1  # nothing to see
     assert table.follower.manual(Event("play", 1, {"cards": ["yellow-1"]})).ok
@@ -431,13 +431,13 @@ def test_a_sure_event_contradicting_the_one_waiting_waits_too():
     table = dealt()
     table.lay(s1_discard=["blue-7"])
     follower = TableFollower(table.state, Scripted(), table.follower.tracker)
-    take = Event("draw", 1, {"source": "right"}, 10, "camera")
+    take = Event("draw", 1, {"pile": "right"}, 10, "camera")
     follower.inferrer.next = Inference(take, False, "seen late")
     follower.advance()
-    follower.inferrer.next = Inference(Event("draw", 1, {"source": "deck"}, 20, "camera"), True, "")
+    follower.inferrer.next = Inference(Event("draw", 1, {"pile": "deck"}, 20, "camera"), True, "")
     step = follower.advance()
     assert step.applied == [] and step.pending is not None and not step.pending.certain
-    assert "first saw signs of a draw by seat 2 (source right)" in step.pending.why
+    assert "first saw signs of a draw by seat 2 (pile right)" in step.pending.why
     follower.inferrer.next = Inference(take, True, "now clear")  # the same take, now sure
     assert [i.event for i in follower.advance().applied] == [take]
 
@@ -493,7 +493,7 @@ def test_DUCK_A3_cards_shown_while_the_pile_top_is_misread_still_make_the_play()
     table.lay(s0_reveal=["red-2"])  # seat 2 drew from the deck
     stack(table, 0, "red-2")
     table.lay(s2_discard=[])  # seat 0 takes red-1 from its right
-    assert table.kinds()[-1] == ("draw", 0, {"source": "right"})
+    assert table.kinds()[-1] == ("draw", 0, {"pile": "right"})
     table.lay(s1_reveal=["red-4", "blue-4"], s1_discard=["red-8"])
     stack(table, 1, "blue-4")
     assert table.kinds()[-1] == ("play", 1, {"cards": ["red-4", "blue-4"]})
@@ -507,7 +507,7 @@ def test_DUCK_A4_something_unrecognised_in_the_next_reveal_area_starts_no_deck_d
     table.lay(s1_discard=["blue-7"])
     assert table.lay(s2_reveal=[UNKNOWN]) == []
     pending = table.follower.pending
-    assert pending is not None and pending.event.data == {"source": "deck"}
+    assert pending is not None and pending.event.data == {"pile": "deck"}
     assert "could not be recognised" in pending.why
 
 

@@ -127,7 +127,7 @@ def test_SIT_T1_a_change_the_card_shown_cannot_make_is_held_for_a_person():
 def test_SIT_T1_a_card_with_no_legal_play_and_no_change_is_a_discard():
     table = dealt()
     applied = table.lay({PLAYED_ZONE: ["action-fire"]})  # no target anywhere: Fire cannot be played
-    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("discard", 0, {"card": "action-fire"})]
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("discard", 0, {"action": "fire"})]
 
 
 def test_SIT_T1_a_hand_over_a_pile_whose_top_looks_the_same_is_held_for_a_person():
@@ -148,7 +148,7 @@ def test_SIT_T1_a_hand_over_a_pile_that_is_then_emptied_counts_for_nothing():
     table.follower.reject()
     table.lay({PLAYED_ZONE: []})  # the pile is gathered up
     applied = table.lay({PLAYED_ZONE: ["action-fire"]})
-    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("discard", 1, {"card": "action-fire"})]
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("discard", 1, {"action": "fire"})]
 
 
 def test_SIT_T1_a_change_is_taken_only_once_the_line_is_free_of_hands():

@@ -217,7 +217,7 @@ def test_same_seeds_give_the_same_game():
 def candidates(state: SittingDucksState, seat: int) -> list[Event]:
     out = [Event(info.etype, seat, dict(data)) for info in ACTIONS if info.action != "duck-shuffle"
            for data in _CANDIDATES[info.action]]
-    out += [Event("discard", seat, {"card": info.card}) for info in ACTIONS]
+    out += [Event("discard", seat, {"action": info.etype}) for info in ACTIONS]
     return out
 
 

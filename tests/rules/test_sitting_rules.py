@@ -292,27 +292,27 @@ def test_SIT_T1_a_card_not_held_is_refused():
 def test_SIT_T1_discard_only_when_nothing_can_be_played():
     stuck = ["fire", "two-at-one-blow", "move-left"]  # all need targets; there are none
     state = basic([stuck, ["aim", "fire", "fire"], FILLER])
-    verdict = state.check(Event("discard", 0, {"card": "action-aim"}))
+    verdict = state.check(Event("discard", 0, {"action": "aim"}))
     assert not verdict.ok and "does not hold" in verdict.reason
     events = state.legal_events(0)
     assert {e.type for e in events} == {"discard"} and len(events) == 3
     before = state.history[:]
-    play(state, "discard", card="action-fire")
+    play(state, "discard", action="fire")
     assert state.history[len(before)].type == "discard" and state.hand_sizes[0] == 3
     assert state.discard == ["action-fire"]
     # Ben holds a playable Aim, so he may not discard either of his Fires.
-    verdict = state.check(Event("discard", 1, {"card": "action-fire"}))
+    verdict = state.check(Event("discard", 1, {"action": "fire"}))
     assert not verdict.ok and "SIT-T1" in verdict.rules
     assert "Aim can be played" in verdict.reason and "'aim'" in verdict.reason
 
 
 def test_SIT_T1_discard_shown_hand_must_be_the_rest_of_the_hand():
     state = basic([["fire", "fire", "move-left"], FILLER, FILLER])
-    wrong = state.check(Event("discard", 0, {"card": "action-fire",
-                                             "shown": ["action-fire", "action-aim"]}))
+    wrong = state.check(Event("discard", 0, {"action": "fire",
+                                             "shown": ["fire", "aim"]}))
     assert not wrong.ok and "not the rest of the hand" in wrong.reason
-    right = state.check(Event("discard", 0, {"card": "action-fire",
-                                             "shown": ["action-move-left", "action-fire"]}))
+    right = state.check(Event("discard", 0, {"action": "fire",
+                                             "shown": ["move_left", "fire"]}))
     assert right.ok
 
 
@@ -320,15 +320,15 @@ def test_SIT_T1_observer_checks_a_discard_only_when_the_hand_is_shown():
     full = basic([["fire", "fire", "move-left"], FILLER, FILLER])
     game = full.game
     obs = replay(game, full.players, [game.public_event(e) for e in full.history], observer=True)
-    unchecked = obs.check(Event("discard", 0, {"card": "action-aim"}))
+    unchecked = obs.check(Event("discard", 0, {"action": "aim"}))
     assert unchecked.ok and "unchecked" in unchecked.reason
-    shown_playable = obs.check(Event("discard", 0, {"card": "action-fire",
-                                                    "shown": ["action-aim", "action-fire"]}))
+    shown_playable = obs.check(Event("discard", 0, {"action": "fire",
+                                                    "shown": ["aim", "fire"]}))
     assert not shown_playable.ok and "Aim can be played" in shown_playable.reason
-    too_few = obs.check(Event("discard", 0, {"card": "action-fire", "shown": ["action-fire"]}))
+    too_few = obs.check(Event("discard", 0, {"action": "fire", "shown": ["fire"]}))
     assert not too_few.ok and "show all 2" in too_few.reason
-    honest = obs.check(Event("discard", 0, {"card": "action-fire",
-                                            "shown": ["action-move-left", "action-fire"]}))
+    honest = obs.check(Event("discard", 0, {"action": "fire",
+                                            "shown": ["move_left", "fire"]}))
     assert honest.ok and "no card can be played" in honest.reason
 
 
@@ -425,7 +425,7 @@ def test_SIT_W1_two_last_ducks_falling_to_one_blow_share_the_win():
     state = basic([["two-at-one-blow", "aim", "aim"], FILLER, FILLER])
     state.shot = [4, 4, 5]  # set directly: Ann and Ben have one duck each left
     put(state, [B, G, W, W, W, W], targets=[1, 2])
-    play(state, "two_at_one_blow", positions=[1, 2])
+    play(state, "two_at_one_blow", position=[1, 2])
     assert state.is_over() and state.winners() == [0, 1] and state.scores() == [0, 0, 0]
 
 
@@ -451,14 +451,14 @@ def test_SIT_A2_fire_needs_a_target_and_shoots_only_a_duck():
 
 def test_SIT_A3_double_barrel_needs_two_free_neighbours_else_one_target():
     g = gallery([B, W, G, OR, W, B], targets=[3])
-    assert after(g, "double-barrel", 0, {"positions": [5, 4]}).targets == {3, 4, 5}
-    refused(g, "double-barrel", 0, {"positions": [2, 3]}, "position 3 already has a target")
-    refused(g, "double-barrel", 0, {"positions": [1, 3]}, "not neighbours")
-    refused(g, "double-barrel", 0, {"positions": [1]}, "must lay two targets")
-    refused(g, "double-barrel", 0, {"positions": 4}, "'positions' must list 1 or 2")
+    assert after(g, "double-barrel", 0, {"position": [5, 4]}).targets == {3, 4, 5}
+    refused(g, "double-barrel", 0, {"position": [2, 3]}, "position 3 already has a target")
+    refused(g, "double-barrel", 0, {"position": [1, 3]}, "not neighbours")
+    refused(g, "double-barrel", 0, {"position": [1]}, "must lay two targets")
+    refused(g, "double-barrel", 0, {"position": "4"}, "'position' must list 1 or 2")
     gaps = gallery([B, W, G, OR, W, B], targets=[2, 4, 6])
     assert gaps.free_pairs() == []
-    assert after(gaps, "double-barrel", 0, {"positions": [5]}).targets == {2, 4, 5, 6}
+    assert after(gaps, "double-barrel", 0, {"position": [5]}).targets == {2, 4, 5, 6}
     assert gallery([B] * 6, POSITIONS_ALL).playable("double-barrel", 0) is None
 
 
@@ -486,14 +486,14 @@ def test_SIT_A5_ricochet_shoots_beside_a_target_and_uses_that_target():
 
 def test_SIT_A6_two_at_one_blow_needs_two_neighbouring_targets():
     g = gallery([B, W, G, OR, W, B], targets=[3, 4, 6])
-    refused(g, "two-at-one-blow", 0, {"positions": [4, 5]}, "position 5 has no target")
-    refused(g, "two-at-one-blow", 0, {"positions": [4, 6]}, "not neighbours")
-    refused(g, "two-at-one-blow", 0, {"positions": [4]}, "must list 2 positions")
-    out = g.play("two-at-one-blow", 0, {"positions": [4, 3]})
+    refused(g, "two-at-one-blow", 0, {"position": [4, 5]}, "position 5 has no target")
+    refused(g, "two-at-one-blow", 0, {"position": [4, 6]}, "not neighbours")
+    refused(g, "two-at-one-blow", 0, {"position": [4]}, "must list 2 positions")
+    out = g.play("two-at-one-blow", 0, {"position": [4, 3]})
     assert out.shot == (G, OR) and [s.card for s in out.spots] == [B, W, W, B]
     assert out.targets == {6}
     water = gallery([B, W, G, OR, W, B], targets=[1, 2]).play("two-at-one-blow", 0,
-                                                             {"positions": [1, 2]})
+                                                             {"position": [1, 2]})
     assert water.shot == (B,) and [s.card for s in water.spots] == [W, G, OR, W, B]
     assert gallery([B] * 6, [1, 3, 5]).playable("two-at-one-blow", 0) is None
 
@@ -501,7 +501,7 @@ def test_SIT_A6_two_at_one_blow_needs_two_neighbouring_targets():
 def test_SIT_A6_two_at_one_blow_through_the_state_refills_two_places():
     state = basic([["two-at-one-blow", "aim", "aim"], FILLER, FILLER], pond=[W, OR])
     put(state, BASIC_LINE, targets=[2, 3])  # set directly: two neighbouring targets
-    play(state, "two_at_one_blow", positions=[2, 3])
+    play(state, "two_at_one_blow", position=[2, 3])
     assert cards(state.gallery) == [B, W, B, G, W, OR] and state.shot == [0, 1, 1]
 
 
@@ -643,7 +643,7 @@ def test_SIT_A15_bottoms_up_protects_a_duck_from_shots_but_not_aim():
     refused(g, "ricochet", 0, {"position": 1, "via": 2}, "under Bottoms Up", "SIT-A15")
     fire = g.play("fire", 0, {"position": 1})
     assert fire.shot == () and fire.spots == g.spots and fire.targets == {2}
-    blow = g.play("two-at-one-blow", 0, {"positions": [1, 2]})
+    blow = g.play("two-at-one-blow", 0, {"position": [1, 2]})
     assert blow.shot == (G,) and [s.card for s in blow.spots] == [B, W]
     refused(g, "bottoms-up", 0, {"position": 1}, "already wears Bottoms Up")
     refused(g, "bottoms-up", 0, {"position": 3}, "Bottoms Up goes on a duck")
@@ -676,8 +676,8 @@ def bad_input_state() -> SittingDucksState:
     (Event("fire", 0, {"position": 2}), "position 2 has no target", "SIT-A2"),
     (Event("move_left", 0, {"position": 1}), "off the line", "SIT-A7"),
     (Event("cover", 0, {"position": 1, "behind": 2}), "position 2 is water", "SIT-A14"),
-    (Event("discard", 0, {"card": "action-cover"}), "Fire can be played", "SIT-T1"),
-    (Event("two_at_one_blow", 0, {"positions": [1, 2]}), "does not hold", "SIT-T1"),
+    (Event("discard", 0, {"action": "cover"}), "Fire can be played", "SIT-T1"),
+    (Event("two_at_one_blow", 0, {"position": [1, 2]}), "does not hold", "SIT-T1"),
     (Event("aim", 0, {"position": 2}), "Ann does not hold action-aim", "SIT-T1"),
     (Event("aim", 1, {"position": 2}), "Ann's turn", "SIT-S2"),
     (Event("reveal", None, {"cards": [W]}), "'reveal' is not expected now", None),
@@ -689,8 +689,9 @@ def bad_input_state() -> SittingDucksState:
     (Event("fire", 0, {}), "needs the field 'position'", None),
     (Event("fire", None, {"position": 1}), "needs the seat", None),
     (Event("shoot", 0, {"position": 1}), "not an event of Sitting Ducks", None),
-    (Event("discard", 0, {"card": "duck-blue"}), "not an action card", None),
-    (Event("discard", 0, {"card": "laser"}), "not a card of Sitting Ducks", None),
+    (Event("discard", 0, {"action": "duck-blue"}), "field 'action' must be one of", None),
+    (Event("discard", 0, {"action": "fire", "shown": ["laser"]}), "'shown' must list actions",
+     "SIT-T1"),
 ])
 def test_bad_input_is_refused_clearly_and_changes_nothing(event, words, rule):
     state = bad_input_state()
@@ -706,7 +707,7 @@ def test_bad_input_two_at_one_blow_without_two_neighbouring_targets():
     state = bad_input_state()
     play(state, "fire", position=1)  # Ann shoots her own duck; targets left: 3
     before = snapshot(state)
-    verdict = state.apply(Event("two_at_one_blow", 1, {"positions": [2, 3]}))
+    verdict = state.apply(Event("two_at_one_blow", 1, {"position": [2, 3]}))
     assert not verdict.ok and "position 2 has no target" in verdict.reason
     assert "SIT-A6" in verdict.rules and snapshot(state) == before
 

@@ -267,3 +267,9 @@ def test_a_count_that_comes_and_goes_after_settling_is_wavering():
     tracker.update(snapshot_of(700, {"z": None}))  # a hand again: the count is read afresh
     feed(tracker, {"z": ["red-1", "red-2"]}, 3, start=766)
     assert not tracker.wavered("z")
+
+
+def test_a_zone_with_odd_digits_is_no_seat_zone() -> None:
+    from ducktable.rules.snapshot import parse_zone
+
+    assert parse_zone("seat².hand") == (None, "seat².hand")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from ducktable.device.store import MatchStore
 from ducktable.rules.core import Event
+from ducktable.web import create_app
 from flask import Flask
 
 from .conftest import PIN, PLAYERS, Phone, new_duck
@@ -225,3 +226,53 @@ def test_pasted_text_is_kept_though_its_form_also_offers_a_file(phone: Phone) ->
         "csrf_token": phone.token, "party_file": (io.BytesIO(b"{}"), "party.json")},
         content_type="multipart/form-data")
     assert "What you entered is kept" not in chosen.get_data(as_text=True)  # a file cannot be
+
+
+def test_pin_guessing_is_limited_across_all_addresses(app: Flask) -> None:
+    from ducktable.web.auth import GLOBAL_MAX_FAILURES
+
+    judged = 0
+    for n in range(50):
+        p = Phone(app.test_client())
+        p.client.environ_base["REMOTE_ADDR"] = f"10.0.{n // 250}.{n % 250 + 1}"
+        for guess in range(6):
+            response = p.unlock(f"{1000 + n * 6 + guess:04d}")
+            if response.status_code == 403:
+                judged += 1
+            else:
+                assert response.status_code == 429
+    assert judged <= GLOBAL_MAX_FAILURES
+    late = Phone(app.test_client())
+    late.client.environ_base["REMOTE_ADDR"] = "10.9.9.9"
+    response = late.unlock(PIN)  # even the right PIN waits: guesses are not judged now
+    assert response.status_code == 429
+    assert "wrong PINs on this table" in response.get_data(as_text=True)
+
+
+def test_an_unlocked_phone_locks_again_after_the_set_time(
+        app: Flask, unlocked: Phone, match: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time as real_time
+
+    from ducktable.web import auth
+
+    assert app.config["UNLOCK_MAX_AGE_S"] == auth.UNLOCK_MAX_AGE_S >= 3600
+    assert unlocked.client.get(f"/match/{match}/events/0/correct").status_code == 200
+    later = real_time.time() + app.config["UNLOCK_MAX_AGE_S"] + 1
+    monkeypatch.setattr(auth.time, "time", lambda: later)
+    response = unlocked.client.get(f"/match/{match}/events/0/correct")
+    assert response.status_code == 403 and "PIN" in response.get_data(as_text=True)
+
+
+def test_a_longer_pin_may_be_set_and_required(tmp_path: Path) -> None:
+    from ducktable.web.auth import PinError, TablePin, check_pin_format
+
+    assert check_pin_format("123456789012") == "123456789012"
+    with pytest.raises(PinError, match="6 to 12 digits"):
+        check_pin_format("4821", min_digits=6)
+    made = TablePin(None, tmp_path / "pin", digits=8).value
+    assert len(made) == 8 and made.isdigit()
+    app = create_app({"TESTING": True, "TABLE_PIN": "48213579", "PIN_DIGITS": 8,
+                      "SECRET_KEY": "s" * 40, "INSTANCE_PATH": str(tmp_path),
+                      "PIN_FILE": str(tmp_path / "p2"), "DATABASE": str(tmp_path / "m.sqlite3")})
+    p = Phone(app.test_client())
+    assert p.unlock("48213579").status_code == 303

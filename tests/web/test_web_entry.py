@@ -95,7 +95,7 @@ def test_a_correction_that_breaks_the_log_is_refused(unlocked: Phone, store: Mat
     """DUCK-A4: after a play the same seat draws; making the play someone else's breaks that."""
     match = dealt(store)
     assert store.submit(match, Event("play", 1, {"cards": ["blue-3"]})).ok
-    assert store.submit(match, Event("draw", 1, {"source": "deck"})).ok
+    assert store.submit(match, Event("draw", 1, {"pile": "deck"})).ok
     unlocked.get(f"/match/{match}/events/1/correct")
     response = unlocked.post(f"/match/{match}/events/1/correct",
                              {"_type": "play", "_seat": "2", "cards": "blue-3"})
@@ -237,3 +237,24 @@ def test_a_due_choice_is_preselected_and_the_dispute_page_picks_the_seat_too(
                        dispute, re.S)
     assert opened is not None and opened.group(1) == "draw"
     assert f'<option value="{drawer}" selected>' in opened.group(2)
+
+
+def test_a_damaged_event_row_can_be_corrected_on_the_phone(unlocked: Phone,
+                                                          store: MatchStore) -> None:
+    import sqlite3
+
+    match = dealt(store)
+    assert store.submit(match, Event("play", 1, {"cards": ["blue-3"]})).ok
+    assert store.submit(match, Event("draw", 1, {"pile": "deck"})).ok
+    with sqlite3.connect(store.path) as raw:
+        raw.execute("UPDATE events SET body = '{broken' WHERE match_id = ? AND idx = 1",
+                    (match,))
+    store._cache.clear()
+    form = unlocked.get(f"/match/{match}/events/1/correct")
+    assert form.status_code == 200, page_text(form)
+    assert "{broken" in page_text(form) and "damaged" in page_text(form)
+    response = unlocked.post(f"/match/{match}/events/1/correct",
+                             {"_type": "play", "_seat": "1", "cards": "blue-3",
+                              "_reason": "retyped"})
+    assert response.status_code == 303, page_text(response)
+    assert [e.type for e in store.events(match)] == ["deal", "play", "draw"]

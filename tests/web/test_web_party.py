@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from ducktable.device.store import MatchStore
 from ducktable.rules.grey_party import Party
 from flask import Flask
@@ -134,6 +135,18 @@ def test_a_party_table_naming_no_match_of_this_table_is_refused(unlocked: Phone)
     unlocked.get("/party")
     assert unlocked.post("/party/load",
                          {"party_json": _saved_with({"match_id": "abc"})}).status_code == 303
+    response = unlocked.post("/party/table/0/record", {})
+    assert response.status_code == 400
+    assert "is not a match of this table" in text(response)
+
+
+@pytest.mark.parametrize("match_id", ["²", "١", "9" * 40, "-1"])
+def test_a_party_match_id_of_odd_digits_is_refused_not_a_crash(unlocked: Phone,
+                                                               match_id: str) -> None:
+    unlocked.get("/party")
+    assert unlocked.post("/party/load",
+                         {"party_json": _saved_with({"match_id": match_id})}).status_code == 303
+    assert unlocked.get("/party").status_code == 200
     response = unlocked.post("/party/table/0/record", {})
     assert response.status_code == 400
     assert "is not a match of this table" in text(response)

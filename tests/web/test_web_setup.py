@@ -53,7 +53,7 @@ def test_names_may_skip_empty_seats(unlocked: Phone, store: MatchStore) -> None:
         ({"opt.duck.duck_limit": "ten"}, "Option &#39;duck limit&#39; must be a number"),
         ({"opt.duck.highest_tie": "coin"}, "must be one of: all_tied_discard, none_discard"),
         ({"opt.duck.first_dealer": "7"}, "first_dealer"),
-        ({"new_pin": "12"}, "New PIN: A table PIN is 4 to 8 digits"),
+        ({"new_pin": "12"}, "New PIN: A table PIN is 4 to 12 digits"),
         ({"player_0": "x" * 40}, "is too long"),
     ],
 )

@@ -1,0 +1,258 @@
+"""SD-card faults, damaged rows, backups and file modes of the match store.
+
+A Pi's SD card fills up, turns read-only or starts giving I/O errors; the store must say which
+of these happened (not "damaged", not a chmod problem, not "there is no match") and keep
+reading. The faults are injected through the store's connection class.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ducktable.device.store import MatchStore, NoSuchMatch, StoreError, parse_match_log
+
+from tests.device.test_store import add, deal, register_tally
+
+FULL = "database or disk is full"
+READ_ONLY = "attempt to write a readonly database"
+IO = "disk I/O error"
+WRITES = ("BEGIN", "INSERT", "UPDATE", "DELETE", "CREATE", "PRAGMA JOURNAL_MODE")
+
+
+class Faulty(sqlite3.Connection):
+    """A connection whose writes (and, when asked, reads) fail with ``fail``."""
+
+    fail: str | None = None
+    fail_reads = False
+
+    def _check(self, sql: str) -> None:
+        head = sql.lstrip().upper()
+        if Faulty.fail and (Faulty.fail_reads or head.startswith(WRITES)):
+            raise sqlite3.OperationalError(Faulty.fail)
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        self._check(sql)
+        return super().execute(sql, *args)
+
+    def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        self._check(sql)
+        return super().executemany(sql, *args)
+
+
+@pytest.fixture(autouse=True)
+def _faulty(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    register_tally(monkeypatch)
+    monkeypatch.setattr(MatchStore, "connection_factory", Faulty)
+    Faulty.fail, Faulty.fail_reads = None, False
+    yield
+    Faulty.fail, Faulty.fail_reads = None, False
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "matches.sqlite3"
+    with MatchStore(path) as s:
+        m = s.create_match("tally", ["a", "b"])
+        s.submit(m.id, deal())
+        s.submit(m.id, add(0))
+    return path
+
+
+WRONG_WORDS = ("move it aside", "chmod", "chown", "There is no match", "there is no match")
+
+
+def _says(exc: pytest.ExceptionInfo[StoreError], *words: str) -> None:
+    text = str(exc.value)
+    for word in words:
+        assert word in text, text
+    for wrong in WRONG_WORDS:
+        assert wrong not in text, text
+
+
+@pytest.mark.parametrize(("fault", "words"), [(FULL, ("is full", "free some space")),
+                                               (READ_ONLY, ("read-only",)),
+                                               (IO, ("I/O error", "backup"))])
+def test_a_card_fault_at_start_opens_for_reading_and_says_what_is_wrong(
+        db: Path, fault: str, words: tuple[str, ...]) -> None:
+    Faulty.fail = fault
+    with MatchStore(db) as s:
+        assert any(w in s.read_only for w in words), s.read_only
+        assert [m.id for m in s.list_matches()] == [1]
+        assert s.state(1).history == [deal(), add(0)]
+        assert len(parse_match_log(s.export_jsonl(1)).events) == 2
+        with pytest.raises(StoreError) as caught:
+            s.submit(1, add(1))
+        _says(caught, *words)
+        assert "nothing was recorded" in str(caught.value)
+    Faulty.fail = None
+    with MatchStore(db) as s:
+        assert s.read_only == ""
+        assert len(s.events(1)) == 2
+
+
+@pytest.mark.parametrize(("fault", "words"), [(FULL, ("is full", "free some space")),
+                                               (READ_ONLY, ("read-only",)),
+                                               (IO, ("I/O error", "backup"))])
+def test_a_card_fault_while_running_says_what_is_wrong_and_keeps_reading(
+        db: Path, fault: str, words: tuple[str, ...]) -> None:
+    with MatchStore(db) as s:
+        Faulty.fail = fault
+        for write in (lambda: s.submit(1, add(1)), lambda: s.undo(1),
+                      lambda: s.correct(1, 1, add(0, "tally-2")),
+                      lambda: s.create_match("tally", ["c", "d"])):
+            with pytest.raises(StoreError) as caught:
+                write()
+            _says(caught, *words)
+        assert s.state(1).history == [deal(), add(0)]
+        assert len(parse_match_log(s.export_jsonl(1)).events) == 2
+        Faulty.fail = None
+        assert s.submit(1, add(1)).ok
+
+
+def test_an_io_error_on_reading_is_not_called_a_missing_match(db: Path) -> None:
+    with MatchStore(db) as s:
+        Faulty.fail, Faulty.fail_reads = IO, True
+        with pytest.raises(StoreError) as caught:
+            s.match(1)
+        assert not isinstance(caught.value, NoSuchMatch)
+        _says(caught, "I/O error")
+        Faulty.fail = None
+        with pytest.raises(NoSuchMatch):
+            s.match(99)
+
+
+# -- damaged event rows -------------------------------------------------------------------------
+
+
+def _damage(db: Path, idx: int, body: str = "{broken") -> None:
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE events SET body = ? WHERE idx = ?", (body, idx))
+
+
+def test_a_damaged_row_in_the_middle_is_exported_and_can_be_corrected(db: Path) -> None:
+    with MatchStore(db) as s:
+        s.submit(1, add(1))
+    _damage(db, 1)
+    with MatchStore(db) as s:
+        with pytest.raises(StoreError, match="event #1 of match 1 is damaged.*correct"):
+            s.state(1)
+        text = s.export_jsonl(1)
+        assert text.splitlines()[2] == "{broken"  # kept as it is, for the user to repair
+        with pytest.raises(StoreError, match="event #1 .* damaged"):
+            s.undo(1)  # would remove the healthy last event, not the damaged one
+        assert len(s.audit(1)) == 4 and s.match(1).event_count == 3
+        verdict = s.correct(1, 1, add(0), "retyped")
+        assert verdict.ok, verdict
+        assert s.state(1).history == [deal(), add(0), add(1)]
+        assert s.audit(1)[-1]["previous"] == "{broken"
+
+
+def test_a_damaged_last_row_can_still_be_undone(db: Path) -> None:
+    _damage(db, 1)
+    with MatchStore(db) as s:
+        assert s.undo(1, "damaged row") is None
+        assert s.state(1).history == [deal()]
+
+
+# -- backup, restore, file modes ----------------------------------------------------------------
+
+
+def test_backup_holds_the_events_still_in_the_wal(db: Path, tmp_path: Path) -> None:
+    with MatchStore(db) as s:
+        for _ in range(5):
+            s.submit(1, add(1 - len(s.events(1)) % 2))
+        wanted = len(s.events(1))
+        copy = tmp_path / "backup.sqlite3"
+        s.backup(copy)
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    raw = sqlite3.connect(copy)
+    try:
+        assert raw.execute("SELECT COUNT(*) FROM events").fetchone()[0] == wanted
+    finally:
+        raw.close()
+
+
+def test_restore_brings_back_a_backup_and_keeps_the_replaced_data(db: Path,
+                                                                 tmp_path: Path) -> None:
+    copy = tmp_path / "backup.sqlite3"
+    with MatchStore(db) as s:
+        s.backup(copy)
+        s.submit(1, add(1))
+        kept = s.restore(copy)
+        assert len(s.events(1)) == 2
+        assert kept.exists()
+    with MatchStore(kept) as old:
+        assert len(old.events(1)) == 3
+
+
+def test_restore_refuses_a_file_that_is_no_backup(db: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"not a database " * 100)
+    other = tmp_path / "other.sqlite3"
+    sqlite3.connect(other).execute("CREATE TABLE x (y)").connection.close()
+    with MatchStore(db) as s:
+        for bad, why in ((junk, "not a ducktable match database"),
+                         (other, "not a ducktable match database"),
+                         (tmp_path / "missing.sqlite3", "does not exist")):
+            with pytest.raises(StoreError, match=why):
+                s.restore(bad)
+        assert len(s.events(1)) == 2
+
+
+def test_the_database_and_its_wal_files_are_private(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.sqlite3"
+    with MatchStore(path) as s:
+        s.create_match("tally", ["a", "b"])
+        for suffix in ("", "-wal", "-shm"):
+            made = Path(f"{path}{suffix}")
+            assert made.exists()
+            assert stat.S_IMODE(made.stat().st_mode) == 0o600, suffix
+
+
+def test_the_cli_shows_and_exports_from_a_full_card_and_says_why_it_cannot_write(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ducktable.device import cli, paths
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with MatchStore(paths.database_path(data)) as s:
+        m = s.create_match("tally", ["a", "b"])
+        s.submit(m.id, deal())
+    Faulty.fail = FULL
+    assert cli.main(["--data-dir", str(data), "show", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "is full" in err and "a" in out
+    assert cli.main(["--data-dir", str(data), "export", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert len(parse_match_log(out).events) == 1
+    assert cli.main(["--data-dir", str(data), "undo", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert "is full" in err and "nothing was recorded" in err and "move it aside" not in err
+    assert "Traceback" not in err
+
+
+def test_a_read_only_mount_is_named_not_called_a_permission_problem(
+        db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite only says "unable to open database file" there; the mount flag says why."""
+    import os
+
+    from ducktable.device import store as store_module
+
+    real = os.statvfs(db.parent)
+
+    class ReadOnlyMount:
+        f_flag = real.f_flag | os.ST_RDONLY
+        f_bavail = real.f_bavail
+        f_bfree = real.f_bfree
+
+    monkeypatch.setattr(store_module.os, "statvfs", lambda path: ReadOnlyMount())
+    monkeypatch.setattr(store_module.os, "access", lambda path, mode: False)
+    Faulty.fail = "unable to open database file"
+    with MatchStore(db) as s:
+        assert "read-only" in s.read_only and "chmod" not in s.read_only
+        assert len(s.events(1)) == 2
