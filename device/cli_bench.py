@@ -23,6 +23,8 @@ class Benchmark:
     help: str
     add_options: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+    in_all: bool = True
+    """Run by ``bench all`` (not a benchmark that needs the user's own photos)."""
 
 
 # ---- vision --------------------------------------------------------------------------------------
@@ -172,6 +174,67 @@ def _run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- real photographs (bench/photos.py) -----------------------------------------------------
+
+
+def _photos_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("folder", help="photos of real cards, one sub-folder per label (DIR/<label>/*.jpg)")
+    p.add_argument("--crops", action="store_true",
+                   help="the photos are already cut to the card: name them without finding")
+    p.add_argument("--unknown", action="store_true",
+                   help="also leave half the labels out of each enrolment: their photos must not "
+                        "be named")
+    p.add_argument("--other", metavar="DIR",
+                   help="photos of another printing or game (same layout of folders): enrol 2 "
+                        "photos per label of FOLDER and count how many of these are named")
+    p.add_argument("--other-crops", action="store_true", help="the --other photos are cut already")
+    p.add_argument("--rounds", type=int, default=5, help="enrolments drawn per k (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+
+
+def _run_photos(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ducktable.bench import photos
+    from ducktable.vision.classify import ModelError
+    from ducktable.vision.features import CardFeatures
+
+    folders = [Path(args.folder)] + ([Path(args.other)] if args.other else [])
+    for folder in folders:
+        if not folder.is_dir():
+            raise UserError(f"{folder} is not a folder; give a folder with one sub-folder of "
+                            "photos per card label")
+    if args.rounds < 1:
+        raise UserError("--rounds must be at least 1")
+    try:
+        features = CardFeatures.load()
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+
+    def say(line: str) -> None:
+        print(f"... {line}", file=sys.stderr, flush=True)
+
+    read, outcomes = photos.run(folders[0], features=features, crops=args.crops,
+                                rounds=args.rounds, seed=args.seed, progress=say)
+    if not read.files:
+        raise UserError(f"no photos in {folders[0]}: put them in one sub-folder per label")
+    if args.unknown:
+        outcomes.append(photos.cross_validate(read, 2, rounds=args.rounds, seed=args.seed,
+                                              unknown=True))
+    print(photos.report(folders[0], read, outcomes))
+    if args.other:
+        others = photos.read_folder(folders[1], features, crops=args.other_crops, progress=say)
+        outcome = photos.another_printing(read, others, 2, rounds=args.rounds, seed=args.seed)
+        wrong = outcome.strangers_named - outcome.strangers_as_themselves
+        print(f"  photos of {folders[1]} after enrolling 2 photos per label of {folders[0]}: "
+              f"{outcome.strangers} photos, rejected "
+              f"{photos.percent(outcome.strangers - outcome.strangers_named, outcome.strangers)}"
+              f" (target >= 99%); named as another card {wrong} "
+              f"({photos.percent(wrong, outcome.strangers)}), as the same face of the other "
+              f"printing {outcome.strangers_as_themselves}")
+    return 0
+
+
 BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("vision", "card detection and classification: accuracy, speed, memory",
               _vision_options, _run_vision),
@@ -181,6 +244,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
               _boards_options, _run_boards),
     Benchmark("replay", "bot games of every kind through tracker, inference and engine: exact games, "
                         "events by camera, wrong events", _replay_options, _run_replay),
+    Benchmark("photos", "real photographs: enrol k photos per label (1, 2, 5), name the rest",
+              _photos_options, _run_photos, in_all=False),
 )
 
 
@@ -198,7 +263,7 @@ def register(subparsers: Any) -> None:
 
 def _run_all(args: argparse.Namespace) -> int:
     worst = 0
-    for b in BENCHMARKS:
+    for b in (b for b in BENCHMARKS if b.in_all):
         parser = argparse.ArgumentParser(prog=f"ducktable bench {b.name}")
         b.add_options(parser)
         options = parser.parse_args([])

@@ -54,6 +54,9 @@ def register(subparsers: Any) -> None:
                                     "(default: every card of --deck)")
     p.add_argument("--shots", type=int, default=2, help="camera mode: photos kept per card")
     p.add_argument("--model", help="a card classifier .onnx (default: the shipped one)")
+    p.add_argument("--check", action="store_true",
+                   help="only check the photos: name each from the others and say which cards "
+                        "to photograph again; nothing is stored")
     p.set_defaults(func=cmd_enroll)
 
 
@@ -163,26 +166,38 @@ def cmd_enroll(args: argparse.Namespace) -> int:
 
 
 def _enroll_from_folder(args: argparse.Namespace) -> int:
+    import tempfile
+
     from ducktable.vision.enroll import EnrolmentError, enroll_folder
 
     folder = Path(args.photos)
     if not folder.is_dir():
         raise UserError(f"{folder} is not a folder; give a folder with one sub-folder of "
                         "photos per card label")
-    target = paths.enrolled_decks_dir(args.data_dir)
     classifier = load_classifier(args.model, None)
-    try:
-        report = enroll_folder(folder, target, deck=args.deck, classifier=classifier)
-    except EnrolmentError as exc:
-        raise UserError(str(exc)) from None
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) if args.check else paths.enrolled_decks_dir(args.data_dir)
+        try:
+            report = enroll_folder(folder, target, deck=args.deck, classifier=classifier)
+        except EnrolmentError as exc:
+            raise UserError(str(exc)) from None
     for problem in report.problems:
         print(f"skipped {problem.message}")
     counts = ", ".join(f"{label} x{n}" for label, n in sorted(report.photos_per_label.items()))
-    print(f"enrolled deck {report.deck!r} ({len(report.labels)} cards: {counts}) "
-          f"into {report.deck_dir}")
+    if args.check:
+        print(f"checked deck {report.deck!r} ({len(report.labels)} cards: {counts}); "
+              "nothing was stored")
+    else:
+        print(f"enrolled deck {report.deck!r} ({len(report.labels)} cards: {counts}) "
+              f"into {report.deck_dir}; the card cut from each photo is in "
+              f"{report.deck_dir / 'crops'}")
     if report.not_enrolled:
-        print(f"note: no photos of {', '.join(report.not_enrolled)}; those cards will not be "
-              "recognised in your printing until you enrol them too")
+        print(f"note: no usable photo of {', '.join(report.not_enrolled)}; those cards will not "
+              "be recognised in your printing until you enrol them too")
+    for line in report.retake:
+        print(f"retake {line}")
+    if not report.retake:
+        print("check: every photo was named right from the others")
     return 0
 
 

@@ -209,9 +209,11 @@ class CardClassifier:
     """Classifies card crops with one onnxruntime session, created once at load time."""
 
     def __init__(self, session: Session, manifest: Manifest,
-                 prototypes: Prototypes | None = None) -> None:
+                 prototypes: Prototypes | None = None,
+                 photo_decks: PhotoDecks | None = None) -> None:
         self.session = session
         self.manifest = manifest
+        self.photo_decks = photo_decks
         dim = int(manifest.raw.get("embedding_dim", 64))
         self.prototypes = prototypes if prototypes is not None else Prototypes.empty(dim)
         self._labels = np.array(manifest.labels)
@@ -236,14 +238,15 @@ class CardClassifier:
         manifest = read_manifest(path)
         if session is None:
             session = _open_session(path, manifest, threads)
-        prototypes = None
+        prototypes = photo_decks = None
         if prototypes_dir is not None:
             prototypes = load_prototypes(Path(prototypes_dir), manifest)
-        return cls(session, manifest, prototypes)
+            photo_decks = PhotoDecks.load(Path(prototypes_dir), threads=threads)
+        return cls(session, manifest, prototypes, photo_decks)
 
     def with_prototypes(self, prototypes: Prototypes) -> CardClassifier:
         """The same session with other enrolled prototypes (no second session is created)."""
-        return CardClassifier(self.session, self.manifest, prototypes)
+        return CardClassifier(self.session, self.manifest, prototypes, self.photo_decks)
 
     # inference
     def embed(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -304,6 +307,8 @@ class CardClassifier:
             probs = np.exp(logits) / np.exp(logits).sum()
             out.append(Classification(str(labels[best]), float(probs[best]), unit[i], seconds,
                                       float(row[best]), float(thresholds[best])))
+        if self.photo_decks is not None:
+            out = self.photo_decks.rename(crops, out, games)
         return out
 
     def classify_recuts(self, recuts: Sequence[np.ndarray], *,
@@ -446,6 +451,59 @@ def _open_session(path: Path, manifest: Manifest, threads: int) -> Session:
         raise ModelCorruptError(f"the labels inside {path} differ from its manifest; "
                                 f"{REBUILD_HINT}")
     return session
+
+
+class PhotoDecks:
+    """Decks enrolled from real photos, named with the features network
+    (:mod:`ducktable.vision.features`): for such a deck its answer is the one that counts."""
+
+    def __init__(self, features: Any, decks: dict[str, Any]) -> None:
+        self.features = features
+        self.decks = decks
+
+    @classmethod
+    def load(cls, prototypes_dir: Path, *, threads: int = 1) -> PhotoDecks | None:
+        """The photo decks under ``prototypes_dir``, or None where there are none."""
+        from ducktable.vision.features import PHOTO_DECK_FILE, CardFeatures, PhotoDeck
+
+        if not prototypes_dir.is_dir():
+            return None
+        decks = {}
+        for deck_dir in sorted(p for p in prototypes_dir.iterdir() if p.is_dir()):
+            path = deck_dir / PHOTO_DECK_FILE
+            if not path.is_file():
+                continue
+            try:
+                decks[deck_dir.name] = PhotoDeck.read(path)
+            except (OSError, ValueError, KeyError) as exc:
+                raise PrototypeError(f"the enrolled deck in {deck_dir} cannot be read ({exc}); "
+                                     f"enrol it again or delete that folder") from None
+        return cls(CardFeatures.load(threads=threads), decks) if decks else None
+
+    def rename(self, crops: Sequence[np.ndarray], found: list[Classification],
+               games: Collection[str] | None) -> list[Classification]:
+        """``found`` with every crop a photo deck names given that deck's label. A crop the
+        photo deck is unsure of keeps the card model's name from the enrolled prototypes only
+        where the photo deck's closest card is the same one: two ways of looking agree."""
+        decks = {d: deck for d, deck in self.decks.items() if games is None or d in games}
+        if not decks:
+            return found
+        embeddings = self.features.embed(crops)
+        matches = {d: deck.match(embeddings) for d, deck in decks.items()}
+        out = []
+        for i, before in enumerate(found):
+            named = [(m.raw, d, m) for d, ms in matches.items() if (m := ms[i]).label != UNKNOWN]
+            nearest = {f"{d}/{ms[i].nearest}" for d, ms in matches.items()}
+            if named:
+                _, deck, match = max(named, key=lambda item: item[0])
+                out.append(replace(before, label=f"{deck}/{match.label}",
+                                   confidence=float(np.clip(match.similarity, 0, 1)),
+                                   similarity=match.similarity, threshold=match.raw))
+            elif before.label.split("/", 1)[0] in decks and before.label not in nearest:
+                out.append(replace(before, label=UNKNOWN, confidence=1.0))
+            else:
+                out.append(before)
+        return out
 
 
 def load_prototypes(prototypes_dir: Path, manifest: Manifest) -> Prototypes:

@@ -36,6 +36,12 @@ from ducktable.rules import decks
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.vision import augment, printing
 from ducktable.vision.classify import CardClassifier, Prototypes, write_deck_prototypes
+from ducktable.vision.features import (
+    PHOTO_DECK_FILE,
+    CardFeatures,
+    PhotoDeck,
+    enrolment_views,
+)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 MIN_SHARPNESS = 3.0
@@ -72,6 +78,9 @@ class EnrolmentReport:
     photos_per_label: dict[str, int]
     problems: list[PhotoProblem] = field(default_factory=list)
     not_enrolled: list[str] = field(default_factory=list)
+    retake: list[str] = field(default_factory=list)
+    """What :func:`check_views` says of the enrolled photos: one line per card to photograph
+    again (empty when every photo names its card from the others)."""
 
     @property
     def labels(self) -> list[str]:
@@ -152,8 +161,11 @@ def qualified_label(deck: str, label: str) -> str:
 
 def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_dir: str | Path,
                  deck: str, classifier: CardClassifier, *, seed: int = 0,
-                 extra_info: Mapping[str, Any] | None = None) -> Path:
-    """Embed every crop and store the deck's prototypes; returns the deck folder."""
+                 extra_info: Mapping[str, Any] | None = None,
+                 features: CardFeatures | None = None) -> Path:
+    """Embed every crop and store the deck's prototypes, its photo deck
+    (:class:`~ducktable.vision.features.PhotoDeck`) and the crops themselves as PNG files in
+    ``crops/``, so the user can see what was taken for each card; returns the deck folder."""
     rng = np.random.default_rng(seed)
     qualified = {qualified_label(deck, label): crops for label, crops in crops_by_label.items()}
     prototypes = deck_prototypes(classifier, qualified, rng)
@@ -169,7 +181,40 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     }
     deck_dir = Path(prototypes_dir) / deck
     write_deck_prototypes(deck_dir, prototypes, info)
+    usable = {label: crops for label, crops in crops_by_label.items() if crops}
+    views = enrolment_views(features or CardFeatures.load(), usable)
+    PhotoDeck.fit(views).save(deck_dir / PHOTO_DECK_FILE)
+    shown = deck_dir / "crops"
+    shown.mkdir(exist_ok=True)
+    for old in shown.glob("*.png"):
+        old.unlink()
+    for label, crops in usable.items():
+        for n, crop in enumerate(crops, 1):
+            cv2.imwrite(str(shown / f"{label}-{n}.png"), crop)
     return deck_dir
+
+
+def check_views(views: Mapping[str, np.ndarray]) -> list[str]:
+    """Which cards to photograph again: each photo is named from the others (leave one out);
+    a card with one usable photo cannot be checked and is named too. ``views`` maps a label
+    to the features of its photos followed by those of the same photos turned half way
+    (:func:`~ducktable.vision.features.enrolment_views`)."""
+    lines = []
+    for label, rows in sorted(views.items()):
+        photos = len(rows) // 2
+        if photos < 2:
+            lines.append(f"{label}: only one usable photo - add another so it can be checked")
+            continue
+        for i in range(photos):
+            kept = {other: r for other, r in views.items() if other != label}
+            keep = [j for j in range(len(rows)) if j not in (i, i + photos)]
+            kept[label] = rows[keep]
+            match = PhotoDeck.fit(kept).match(rows[i:i + 1])[0]
+            if match.label != label:
+                said = "not recognised" if match.label == UNKNOWN else f"taken for {match.label}"
+                lines.append(f"{label}: photo {i + 1} is {said} from the other photos - "
+                             f"photograph {label} again (plain light, whole card in view)")
+    return lines
 
 
 # ---- from a folder of photos -----------------------------------------------------------------
@@ -183,11 +228,13 @@ def check_deck_name(deck: str) -> str:
 def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
                   deck: str | None = None, classifier: CardClassifier | None = None,
                   find: CardFinder | None = None, min_sharpness: float = MIN_SHARPNESS,
-                  seed: int = 0) -> EnrolmentReport:
+                  seed: int = 0, check: bool = True) -> EnrolmentReport:
     """Enrol the deck photographed in ``photos_dir`` (one sub-folder per label).
 
     ``deck`` defaults to the folder's name. Photos that cannot be used are listed in the
-    report's ``problems``; the deck is stored if at least one photo per label is usable.
+    report's ``problems``; the cards with a usable photo are stored and the others listed in
+    ``not_enrolled``, so one bad photo does not hold up the rest of the deck. With ``check`` each
+    photo is named from the others and the cards to photograph again are in ``retake``.
     """
     root = Path(photos_dir)
     if not root.is_dir():
@@ -221,16 +268,19 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
                 problems.append(PhotoProblem(path, message))
             else:
                 crops[folder.name].append(crop)
-    missing = [label for label, got in crops.items() if not got]
-    if missing:
+    usable = {label: got for label, got in crops.items() if got}
+    if not usable:
         details = "; ".join(p.message for p in problems) or "the folders are empty"
-        raise EnrolmentError(f"no usable photo for {', '.join(missing)} in {root}: {details}")
-    deck_dir = enroll_crops(crops, prototypes_dir, deck, classifier, seed=seed,
-                            extra_info={"source": str(root)})
+        raise EnrolmentError(f"no usable photo in {root}: {details}")
+    features = CardFeatures.load()
+    deck_dir = enroll_crops(usable, prototypes_dir, deck, classifier, seed=seed,
+                            extra_info={"source": str(root)}, features=features)
     known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
              else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
-    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in crops.items()}, problems,
-                           [label for label in known if label not in crops])
+    retake = check_views(enrolment_views(features, usable)) if check else []
+    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, problems,
+                           [label for label in (known or list(crops)) if label not in usable],
+                           retake)
 
 
 def _check_labels(deck: str, names: list[str]) -> None:

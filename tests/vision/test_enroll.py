@@ -70,7 +70,12 @@ def test_a_deck_never_heard_of_is_enrolled_from_two_photos_per_card(
                for label in NEW_DECK for _ in range(3)]
     labels = [r.label for r in enrolled.classify([q for _, q in queries])]
     right = sum(got == f"mydeck/{want}" for (want, _), got in zip(queries, labels, strict=True))
-    assert right >= 13  # of 15
+    wrong = sum(got not in (f"mydeck/{want}", "unknown")
+                for (want, _), got in zip(queries, labels, strict=True))
+    # invented cards that differ only in a small glyph, re-photographed by the training
+    # augmentation: the photo deck and the card model must agree (real photographs are
+    # measured by `ducktable bench photos`, docs/benchmarks.md)
+    assert right >= 11 and wrong <= 1  # of 15
     # the cards of the model's own games still read as before
     towel = render.render_card("duck", "towel", width=100, height=150)
     assert enrolled.classify([towel])[0].label == "duck/towel"
@@ -123,14 +128,27 @@ def test_sharpness_judges_focus_not_how_much_is_printed_or_the_crops_edge(label:
     assert sharpness(np.full((150, 100, 3), 200, np.uint8)) == 0.0
 
 
-def test_a_label_without_any_usable_photo_stops_enrolment(tmp_path: Path,
-                                                          classifier: CardClassifier) -> None:
+def test_a_label_without_any_usable_photo_does_not_hold_up_the_rest(
+        tmp_path: Path, classifier: CardClassifier) -> None:
     photos = tmp_path / "mydeck"
-    write_photos(photos, "sign-0", new_card("sign-0"), 1, seed=3)
+    write_photos(photos, "sign-0", new_card("sign-0"), 2, seed=3)
     (photos / "sign-1").mkdir()
     cv2.imwrite(str(photos / "sign-1" / "floor.png"),
                 augment.surface(np.random.default_rng(5), (640, 480)))
-    with pytest.raises(EnrolmentError, match="no usable photo for sign-1.*floor.png"):
+    report = enroll_folder(photos, tmp_path / "store", classifier=classifier)
+    assert report.labels == ["sign-0"] and report.not_enrolled == ["sign-1"]
+    assert any("floor.png" in p.message for p in report.problems)
+    assert sorted(p.name for p in (report.deck_dir / "crops").iterdir()) == [
+        "sign-0-1.png", "sign-0-2.png"]
+
+
+def test_nothing_usable_at_all_stops_enrolment(tmp_path: Path,
+                                               classifier: CardClassifier) -> None:
+    photos = tmp_path / "mydeck"
+    (photos / "sign-1").mkdir(parents=True)
+    cv2.imwrite(str(photos / "sign-1" / "floor.png"),
+                augment.surface(np.random.default_rng(5), (640, 480)))
+    with pytest.raises(EnrolmentError, match="no usable photo in .*floor.png"):
         enroll_folder(photos, tmp_path / "store", classifier=classifier)
     assert not (tmp_path / "store").exists()
 
