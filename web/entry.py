@@ -32,6 +32,7 @@ from . import forms
 from .auth import pin_required
 from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
+from .words import seats_from_one
 
 bp = Blueprint("entry", __name__)
 
@@ -194,7 +195,7 @@ def submit(match_id: int) -> Any:
         return entry_page(info, verdict=verdict, values=request.form, status=422)
     if asked is not None:
         settle_question(asked.id)
-    flash(f"Recorded #{len(store.events(match_id))} {event.type}: {verdict.reason}", "ok")
+    flash(f"Recorded #{len(store.events(match_id))} {event.type}: {seats_from_one(verdict.reason)}", "ok")
     return redirect(url_for("entry.page", match_id=match_id), code=303)
 
 
@@ -239,7 +240,7 @@ def correct(match_id: int, index: int) -> Any:
                 problem, status = counted_from_one(str(exc)), 400
             else:
                 if verdict.ok:
-                    flash(counted_from_one(verdict.reason), "ok")
+                    flash(seats_from_one(counted_from_one(verdict.reason)), "ok")
                     return redirect(url_for("entry.page", match_id=match_id), code=303)
                 verdict = replace(verdict, reason=counted_from_one(verdict.reason))
                 status = 422

@@ -76,10 +76,13 @@ def option_text(spec: OptionSpec) -> str:
 def new_match() -> Any:
     """The setup page, filled in like the table's last match (the same family plays again)
     or like match ``?from=``; ``?game=`` picks another game, keeping the names."""
-    last = current_match()
-    if request.args.get("from", "").isdigit():
-        last = _match_or_none(int(request.args["from"])) or last
+    chosen = request.args.get("from", "")
+    last = _match_or_none(int(chosen)) if chosen.isdigit() else None
     form = setup_form(last) if last is not None and not last.damaged else {}
+    if last is None and (last := current_match()) is not None and not last.damaged:
+        # the names and rules of the table's last match, but a real table unless asked:
+        # the last match may have been the demo's bots with every card known
+        form = {k: v for k, v in setup_form(last).items() if k != "mode"}
     if last is not None and "game" in request.args and request.args["game"] != last.game:
         form = {k: v for k, v in form.items() if k.startswith("player_") or k == "mode"}
     selected = request.args.get("game") or form.get("game") or "duck"

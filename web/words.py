@@ -103,7 +103,19 @@ def winner_words(winners: Sequence[int], players: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]} share the win!"
 
 
+_SEAT = re.compile(r"\bseat (\d+)\b")
+_SEATS = re.compile(r"\bseats are 0( to |\.\.)(\d+)\b")
+
+
+def seats_from_one(text: object) -> str:
+    """The engines' sentences name seats as the log does, from 0 ("Ada (seat 0) must play");
+    the pages count from 1 ("Ada (seat 1) must play")."""
+    out = _SEATS.sub(lambda m: f"seats are 1{m.group(1)}{int(m.group(2)) + 1}", str(text))
+    return _SEAT.sub(lambda m: f"seat {int(m.group(1)) + 1}", out)
+
+
 def init_app(app: Flask) -> None:
     app.jinja_env.filters["local_time"] = local_time
+    app.jinja_env.filters["from_one"] = seats_from_one
     app.jinja_env.globals["option_value_words"] = option_value_words
     app.jinja_env.globals["winner_words"] = winner_words
