@@ -11,6 +11,7 @@ follows the store. Both answers need the table PIN and the page's CSRF token.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ducktable.device.store import MatchInfo
@@ -57,14 +58,15 @@ def problem_line(problem: str) -> tuple[str, str]:
     """
     text = str(problem).strip()
     line = text.splitlines()[0].strip() if text else ""
-    if ": " in line:  # "the camera cannot be opened: <the library's own words>"
-        line = line.split(": ", 1)[0]
+    # the lead clause: "the camera cannot be opened: <the library's own words>; trying again"
+    line = re.split(r": |; | \(", line, maxsplit=1)[0]
     if len(line) > SHORT_PROBLEM:
         line = line[: SHORT_PROBLEM - 1].rstrip() + "…"
     line = line[:1].upper() + line[1:]
     if line and line[-1] not in ".!?…":
         line += "."
-    return line, (text if text.rstrip(".") != line.rstrip(".") else "")
+    said_all = text.rstrip(".").casefold() == line.rstrip(".").casefold()
+    return line, ("" if said_all else text)
 
 
 def render_camera(info: MatchInfo, snap: dict[str, Any] | None = None) -> Markup:

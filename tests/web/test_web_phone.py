@@ -15,7 +15,14 @@ from ducktable.device.store import MatchStore
 from ducktable.rules.core import RandomBot
 from ducktable.rules.registry import game_class, game_names
 from ducktable.web import create_app
-from ducktable.web.words import SEAT_OPTIONS, end_words, local_time, winner_words
+from ducktable.web.camera import problem_line
+from ducktable.web.words import (
+    SEAT_OPTIONS,
+    end_words,
+    local_time,
+    seats_from_one,
+    winner_words,
+)
 
 from .conftest import PIN, PLAYERS, Phone, new_duck, play_bots
 
@@ -64,6 +71,14 @@ def test_setup_shows_option_values_in_words_and_seats_from_one(phone: Phone) -> 
     assert '<option value="0" selected>Seat 1</option>' in menu.group(1)
     grey = re.search(r'<select name="opt\.grey\.swap_captain">(.*?)</select>', html, re.S)
     assert grey is not None and '<option value="-1" selected>Nobody' in grey.group(1)
+
+
+def test_the_engines_sentences_name_seats_from_one() -> None:
+    assert seats_from_one("it is Ann's turn (seat 0), not Bob's (seat 1)") == \
+        "it is Ann's turn (seat 1), not Bob's (seat 2)"
+    assert seats_from_one("seat 7 does not exist; seats are 0..2") == \
+        "seat 8 does not exist; seats are 1..3"
+    assert seats_from_one("the cards in seat0.discard") == "the cards in seat0.discard"
 
 
 def test_words_for_the_end_of_bruce_and_for_winners() -> None:
@@ -139,8 +154,15 @@ def test_a_camera_problem_is_one_short_line_with_the_details_folded(
     box = re.search(r'<div class="camera-problem"[^>]*>(.*?)</div>', html, re.S)
     assert box is not None
     line = re.search(r"<p>(.*?)</p>", box.group(1), re.S)
-    assert line is not None and shown(line.group(1)).strip() == "Camera: The camera cannot be opened."
+    assert line is not None
+    assert shown(line.group(1)).strip() == "Camera: The camera cannot be opened. Enter events by hand"
     assert "<details>" in box.group(1) and "something-6" in box.group(1)
+    assert problem_line("the camera's pictures have run out (a folder or video file); camera "
+                        "reading has stopped: enter events on the phone") == (
+        "The camera's pictures have run out.",
+        "the camera's pictures have run out (a folder or video file); camera reading has "
+        "stopped: enter events on the phone")
+    assert problem_line("no calibration") == ("No calibration.", "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,3 +234,24 @@ def test_setup_after_a_full_information_match_is_still_a_real_table(
     assert 'value="observer" checked' in phone.get("/setup").get_data(as_text=True)
     again = phone.get(f"/setup?from={info.id}").get_data(as_text=True)  # "change something first"
     assert 'value="full" checked' in again and 'name="player_2" value="Zoe"' in again
+
+
+def test_text_options_and_the_party_page_say_their_values_in_words(phone: Phone) -> None:
+    setup = shown(phone.get("/setup").get_data(as_text=True))
+    assert "now: first to" in setup  # Duck Duck Bruce's end, points:N
+    assert "now: The standard board" in setup  # Ducky Ducky's layout, "default"
+    party = phone.get("/party").get_data(as_text=True)
+    assert '<option value="minnesota">Minnesota names' in party
+
+
+def test_party_tables_count_from_one(unlocked: Phone) -> None:
+    unlocked.get("/party")
+    players = "\n".join(["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"])
+    assert unlocked.post("/party/new", {"players": players, "hands": "2"}).status_code == 303
+    words = shown(unlocked.get("/party").get_data(as_text=True))
+    assert "Table 1" in words and "Table 2" in words and "Table 0" not in words
+    response = unlocked.post("/party/table/0/start", {})  # the address keeps the party's index
+    assert response.status_code == 303
+    assert "Table 1 plays match" in shown(unlocked.get("/party").get_data(as_text=True))
+    missing = unlocked.post("/party/table/9/start", {})
+    assert "tables are 1 to 2" in shown(missing.get_data(as_text=True))
