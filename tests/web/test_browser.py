@@ -226,9 +226,11 @@ MEASURE = """() => {
   }
   const axes = Array.from(document.querySelectorAll("svg.chart text.axis")).map(
     (t) => t.getBoundingClientRect().height);
+  const nav = document.querySelector(".top nav");
+  const navHidden = nav ? nav.scrollWidth - nav.clientWidth : 0;  // links pushed off the screen
   const turn = document.getElementById("turn");  // measured at once: the live board replaces it
   const turnStyle = turn ? getComputedStyle(turn) : null;
-  return { small, short, axes, turnPx: turnStyle ? parseFloat(turnStyle.fontSize) : 0,
+  return { small, short, axes, navHidden, turnPx: turnStyle ? parseFloat(turnStyle.fontSize) : 0,
            turnWeight: turnStyle ? Number(turnStyle.fontWeight) : 0 };
 }"""
 
@@ -254,6 +256,7 @@ def test_every_page_is_readable_and_tappable_at_arms_length(page: Page, table: T
         sizes = measured(page)
         assert sizes["small"] == [], (name, sizes["small"][:8])
         assert sizes["short"] == [], (name, sizes["short"][:8])
+        assert sizes["navHidden"] <= 1, (name, sizes["navHidden"])  # every link on the screen
         if name == "board":
             assert sizes["axes"] and min(sizes["axes"]) >= 12, sizes["axes"]
             assert sizes["turnPx"] >= 24 and sizes["turnWeight"] >= 700, sizes
