@@ -248,7 +248,8 @@ def shoot(page: Page, name: str) -> None:
 def test_every_page_is_readable_and_tappable_at_arms_length(page: Page, table: Table) -> None:
     match = table.demo_match
     pages = {"board": f"/match/{match}", "setup": "/setup", "entry": f"/match/{match}/entry",
-             "dispute": f"/match/{match}/dispute", "history": "/history", "unlock": "/unlock"}
+             "dispute": f"/match/{match}/dispute", "history": "/history", "unlock": "/unlock",
+             "party": "/party", "join": "/join", "again": f"/match/{match}/again"}
     for name, url in pages.items():
         page.goto(table.url + url)
         if name == "board":
