@@ -5,14 +5,23 @@ PYTHON ?= python3
 
 .PHONY: demo test lint bench model locator browser-deps clean
 
-$(VENV)/.installed: pyproject.toml
+# Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
+# extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
+# installs the dev extra, because its stamp is its own.
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+
+$(VENV)/.runtime: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
 	touch $@
 
+$(VENV)/.installed: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@ $(VENV)/.runtime
+
 ## Run the embedded default: a synthetic table with simulated players.
-demo: $(VENV)/.installed
+demo: $(VENV)/.runtime
 	$(VENV)/bin/ducktable demo
 
 ## Run the whole test suite, one process per core (installs Debian's chromium for the browser

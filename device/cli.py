@@ -32,11 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ducktable",
         description="A table companion for five duck card games: referee, scorer, scoreboard.",
     )
-    parser.add_argument(
-        "--data-dir",
-        help="where matches, calibration and enrolled decks are kept "
-        "(default: $DUCKTABLE_DATA or ~/.local/share/ducktable)",
-    )
+    parser.add_argument("--data-dir", help=DATA_DIR_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -46,7 +42,25 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # that feature is not installed in this build
             raise
         module.register(sub)
+    _global_options_after_commands(parser)
     return parser
+
+
+DATA_DIR_HELP = ("where matches, calibration and enrolled decks are kept "
+                 "(default: $DUCKTABLE_DATA or ~/.local/share/ducktable)")
+
+
+def _global_options_after_commands(parser: argparse.ArgumentParser) -> None:
+    """Let ``--data-dir`` follow the command too (``ducktable show 1 --data-dir D``), for every
+    sub-command and their own sub-commands. SUPPRESS as the default keeps a value given before
+    the command: a sub-command's parser would otherwise overwrite it with its own None."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for command in set(action.choices.values()):
+            if "--data-dir" not in command._option_string_actions:
+                command.add_argument("--data-dir", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
+            _global_options_after_commands(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -69,13 +69,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.lstrip_blocks = True
     _fill_defaults(app)
 
-    from . import auth, csrf, db, errors, headers, present
+    from . import auth, csrf, db, errors, headers, present, words
 
     db.init_app(app)
     auth.init_app(app)
     csrf.init_app(app)
     errors.init_app(app)
     present.init_app(app)
+    words.init_app(app)
     headers.init_app(app)
 
     from . import camera, dispute, entry, history, join, party, scoreboard, setup

@@ -11,6 +11,7 @@ follows the store. Both answers need the table PIN and the page's CSRF token.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ducktable.device.store import MatchInfo
@@ -41,7 +42,31 @@ def camera_view(info: MatchInfo, snap: dict[str, Any] | None) -> dict[str, Any] 
     problem = snap.get("problem")
     if shown is None and not problem:
         return None
-    return {"problem": problem, "notice": shown}
+    short, detail = problem_line(problem) if problem else ("", "")
+    return {"problem": short, "detail": detail, "notice": shown}
+
+
+SHORT_PROBLEM = 90
+"""The most characters of the one line a camera problem gets on the phones."""
+
+
+def problem_line(problem: str) -> tuple[str, str]:
+    """A camera problem as (one short line, the whole text or "" when the line says it all).
+
+    The run loop's problems can carry an installer's or a driver's many lines; the table needs
+    to know only that the camera stopped and roughly why, the rest stays behind a "details".
+    """
+    text = str(problem).strip()
+    line = text.splitlines()[0].strip() if text else ""
+    # the lead clause: "the camera cannot be opened: <the library's own words>; trying again"
+    line = re.split(r": |; | \(", line, maxsplit=1)[0]
+    if len(line) > SHORT_PROBLEM:
+        line = line[: SHORT_PROBLEM - 1].rstrip() + "…"
+    line = line[:1].upper() + line[1:]
+    if line and line[-1] not in ".!?…":
+        line += "."
+    said_all = text.rstrip(".").casefold() == line.rstrip(".").casefold()
+    return line, ("" if said_all else text)
 
 
 def render_camera(info: MatchInfo, snap: dict[str, Any] | None = None) -> Markup:
@@ -77,7 +102,7 @@ def confirm(match_id: int, notice_id: int) -> Any:
     if not verdict.ok:
         return entry_page(info, verdict=verdict, status=422)
     status.answered(notice_id)
-    flash(f"Recorded #{notice.position} {notice.event.type} as the camera saw it.", "ok")
+    flash(f"Recorded #{notice.position + 1} {notice.event.type} as the camera saw it.", "ok")
     return redirect(url_for("scoreboard.board", match_id=match_id), code=303)
 
 

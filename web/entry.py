@@ -16,6 +16,7 @@ settled.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -31,6 +32,7 @@ from . import forms
 from .auth import pin_required
 from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
+from .words import seats_from_one
 
 bp = Blueprint("entry", __name__)
 
@@ -193,7 +195,7 @@ def submit(match_id: int) -> Any:
         return entry_page(info, verdict=verdict, values=request.form, status=422)
     if asked is not None:
         settle_question(asked.id)
-    flash(f"Recorded #{len(store.events(match_id)) - 1} {event.type}: {verdict.reason}", "ok")
+    flash(f"Recorded #{len(store.events(match_id))} {event.type}: {seats_from_one(verdict.reason)}", "ok")
     return redirect(url_for("entry.page", match_id=match_id), code=303)
 
 
@@ -217,7 +219,7 @@ def correct(match_id: int, index: int) -> Any:
     store = get_store()
     rows = store.log_rows(match_id)
     if not 0 <= index < len(rows):
-        abort(404, description=f"Match {match_id} has no event #{index}; it has {len(rows)}.")
+        abort(404, description=f"Match {match_id} has no event #{index + 1}; it has {len(rows)}.")
     original, damaged = rows[index]
     try:
         state = store.state(match_id)
@@ -240,11 +242,12 @@ def correct(match_id: int, index: int) -> Any:
             try:
                 verdict = store.correct(match_id, index, event, reason[:MAX_REASON])
             except StoreError as exc:
-                problem, status = str(exc), 400
+                problem, status = counted_from_one(str(exc)), 400
             else:
                 if verdict.ok:
-                    flash(verdict.reason, "ok")
+                    flash(seats_from_one(counted_from_one(verdict.reason)), "ok")
                     return redirect(url_for("entry.page", match_id=match_id), code=303)
+                verdict = replace(verdict, reason=counted_from_one(verdict.reason))
                 status = 422
     prefill = original if original is not None and etype == original.type else None
     form = forms.build_form(spec, state, prefill)
@@ -277,3 +280,11 @@ def _refill(form: forms.EventForm, values: Mapping[str, str]) -> forms.EventForm
             w.value = values.get(w.name, "")
     form.seat_value = values.get(forms.SEAT_FIELD, form.seat_value)
     return form
+
+
+_EVENT_NUMBER = re.compile(r"\b(event #)(\d+)")
+
+
+def counted_from_one(message: str) -> str:
+    """The store's messages number events as the log does, from 0; the pages count from 1."""
+    return _EVENT_NUMBER.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + 1}", message)

@@ -204,7 +204,7 @@ def _party_table(table: int) -> tuple[Party, TableHand] | str:
     if party is None:
         return problem or "Start a party first."
     if not 0 <= table < len(party.tables()):
-        return f"There is no table {table}; tables are 0 to {len(party.tables()) - 1}."
+        return f"There is no table {table + 1}; tables are 1 to {len(party.tables())}."
     return party, party.tables()[table]
 
 
@@ -218,12 +218,12 @@ def start_table(table: int) -> Any:
     try:
         info = get_store().create_match(
             "grey", list(hand.players), hand.match_options(party.names), observer=True,
-            name=f"party round {hand.round} table {table}",
+            name=f"party round {hand.round} table {table + 1}",
         )
     except StoreError as exc:
         return _refuse(str(exc))
     party.attach_match(table, str(info.id))
-    return _saved(party, f"Table {table} plays match {info.id}.")
+    return _saved(party, f"Table {table + 1} plays match {info.id}.")
 
 
 @bp.post("/party/table/<int:table>/record")
@@ -245,7 +245,7 @@ def record_table(table: int) -> Any:
         elif hand.match_id is not None:
             number = match_number(hand.match_id)
             if number is None:
-                return _refuse(f"Table {table}'s match {hand.match_id!r:.40} is not a match of "
+                return _refuse(f"Table {table + 1}'s match {hand.match_id!r:.40} is not a match of "
                                "this table (the party file names it); start the table's match "
                                "again or type the finishing order.")
             state = get_store().state(number)
@@ -255,10 +255,10 @@ def record_table(table: int) -> Any:
         else:
             return _refuse("Give the finishing order (first out first) or start the match.")
     except PartyError as exc:
-        return _refuse(f"Table {table}: {exc}.")
+        return _refuse(f"Table {table + 1}: {exc}.")
     except StoreError as exc:
         return _refuse(str(exc))
-    return _saved(party, f"Table {table}'s hand recorded.")
+    return _saved(party, f"Table {table + 1}'s hand recorded.")
 
 
 @bp.post("/party/load")

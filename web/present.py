@@ -18,6 +18,8 @@ from ducktable.rules.decks import DECKS, Deck
 from flask import Flask
 from markupsafe import Markup, escape
 
+from .words import HIDDEN_FACTS, end_words
+
 NOT_PER_SEAT = frozenset(
     {"seats", "players", "game", "scores", "winners", "round_points", "results", "history",
      "rounds", "options", "line", "last_events", "races", "out"}
@@ -143,20 +145,23 @@ SEAT_FACTS = frozenset({"dealer", "leader", "turn", "captain", "duckling"})
 
 
 def table_facts(view: Mapping[str, Any], players: Sequence[str] = ()) -> list[tuple[str, Any]]:
-    """The view's plain facts about the whole table (round, phase, draw pile size...); a seat
-    (the dealer, the leader) by the name of its player when ``players`` are given."""
-    skip = NOT_PER_SEAT | {"next", "to_move"}
+    """The view's plain facts about the whole table (round, draw pile size...); a seat
+    (the dealer, the leader) by the name of its player when ``players`` are given. The
+    engine's bookkeeping (:data:`words.HIDDEN_FACTS`) and facts with no value are left out."""
+    skip = NOT_PER_SEAT | HIDDEN_FACTS | {"next", "to_move"}
 
     def shown(key: str, value: Any) -> Any:
         if key in SEAT_FACTS and isinstance(value, int) and not isinstance(value, bool) \
                 and 0 <= value < len(players):
             return players[value]
+        if key == "end" and isinstance(value, str):
+            return end_words(value)
         return value
 
     return [
         (humanise(k), shown(k, v))
         for k, v in view.items()
-        if k not in skip and (v is None or isinstance(v, str | int | float | bool))
+        if k not in skip and isinstance(v, str | int | float | bool)
     ]
 
 

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ducktable.device.store import StoreError
+from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.core import Game, JSONTextError, OptionSpec, RulesError, read_json
 from ducktable.rules.registry import game_class, game_names
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from .auth import PinError, check_pin_format, pin_required, table_pin, try_unlock
-from .db import get_store
+from .db import current_match, get_store, match_or_404
+from .words import SEAT_OPTIONS, option_value_words, seat_choices
 
 bp = Blueprint("setup", __name__)
 
@@ -73,7 +74,50 @@ def option_text(spec: OptionSpec) -> str:
 
 @bp.get("/setup")
 def new_match() -> Any:
-    return _page(request.args.get("game", "duck"), {}, None)
+    """The setup page, filled in like the table's last match (the same family plays again)
+    or like match ``?from=``; ``?game=`` picks another game, keeping the names."""
+    chosen = request.args.get("from", "")
+    last = _match_or_none(int(chosen)) if chosen.isdigit() else None
+    form = setup_form(last) if last is not None and not last.damaged else {}
+    if last is None and (last := current_match()) is not None and not last.damaged:
+        # the names and rules of the table's last match, but a real table unless asked:
+        # the last match may have been the demo's bots with every card known
+        form = {k: v for k, v in setup_form(last).items() if k != "mode"}
+    if last is not None and "game" in request.args and request.args["game"] != last.game:
+        form = {k: v for k, v in form.items() if k.startswith("player_") or k == "mode"}
+    selected = request.args.get("game") or form.get("game") or "duck"
+    return _page(selected, form, None)
+
+
+def _match_or_none(match_id: int) -> MatchInfo | None:
+    try:
+        return get_store().match(match_id)
+    except StoreError:
+        return None
+
+
+def setup_form(info: MatchInfo) -> dict[str, str]:
+    """The setup form that starts a match like ``info``: its game, names, options and mode,
+    written as the page's fields (what :func:`parse_setup` reads back)."""
+    form = {"game": info.game, "mode": "observer" if info.observer else "full"}
+    for seat, name in enumerate(info.players):
+        form[f"player_{seat}"] = name
+    try:
+        cls = game_class(info.game)
+        options = cls.resolve_options(info.options)
+    except RulesError:
+        return form
+    for spec in cls.options_spec:
+        value = options.get(spec.name, spec.default)
+        key = f"opt.{info.game}.{spec.name}"
+        if isinstance(value, bool):
+            if value:
+                form[key] = "on"
+        elif isinstance(value, dict):
+            form[key] = json.dumps(value)
+        else:
+            form[key] = str(value)
+    return form
 
 
 @bp.post("/setup")
@@ -81,14 +125,13 @@ def new_match() -> Any:
 def create() -> Any:
     form = request.form
     try:
-        game, players, options, observer, name = parse_setup(form)
         new_pin = (form.get("new_pin") or "").strip()
         if new_pin:
             try:
                 new_pin = check_pin_format(new_pin, table_pin().digits)
             except PinError as exc:
                 raise SetupError(f"New PIN: {exc}") from None
-        info = get_store().create_match(game, players, options, observer=observer, name=name)
+        info = start_match(form)
     except (SetupError, StoreError) as exc:
         return _page(form.get("game", ""), form, str(exc)), 400
     flash(f"Match {info.id} started: {', '.join(info.players)}.", "ok")
@@ -101,6 +144,60 @@ def create() -> Any:
             try_unlock(new_pin)
             flash("The table PIN was changed; other phones must unlock again.", "ok")
     return redirect(url_for("scoreboard.board", match_id=info.id), code=303)
+
+
+def start_match(form: Mapping[str, str]) -> MatchInfo:
+    """Check a setup form and start its match; :class:`SetupError` or ``StoreError`` if not."""
+    game, players, options, observer, name = parse_setup(form)
+    return get_store().create_match(game, players, options, observer=observer, name=name)
+
+
+@bp.get("/match/<int:match_id>/again")
+def rematch(match_id: int) -> Any:
+    """Play again: the same game, names and options as a finished match, one tap away."""
+    info = match_or_404(match_id)
+    return render_template("again.html", info=info, title=_title(info.game),
+                           options=_option_words(info)), 200
+
+
+@bp.post("/match/<int:match_id>/again")
+@pin_required
+def start_again(match_id: int) -> Any:
+    info = match_or_404(match_id)
+    try:
+        new = start_match(setup_form(info))
+    except (SetupError, StoreError) as exc:
+        flash(f"The new match could not start: {exc}", "error")
+        return redirect(url_for("setup.rematch", match_id=match_id), code=303)
+    flash(f"Match {new.id} started: {', '.join(new.players)}. Good luck!", "ok")
+    return redirect(url_for("scoreboard.board", match_id=new.id), code=303)
+
+
+def _title(game: str) -> str:
+    try:
+        return game_class(game).title or game
+    except RulesError:
+        return game
+
+
+def _option_words(info: MatchInfo) -> list[tuple[str, str]]:
+    """The match's options as (name, value) in words, for the Play again page."""
+    try:
+        cls = game_class(info.game)
+        options = cls.resolve_options(info.options)
+    except RulesError:
+        return []
+    shown = []
+    for spec in cls.options_spec:
+        value = options.get(spec.name, spec.default)
+        if isinstance(value, dict):
+            text = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif isinstance(value, bool):
+            text = "yes" if value else "no"
+        else:
+            text = option_value_words(info.game, spec.name, value)
+        shown.append((spec.name.replace("_", " ").capitalize(), text or "—"))
+    return shown
 
 
 def _page(selected: str, form: Mapping[str, str], problem: str | None) -> str:
@@ -118,6 +215,8 @@ def _page(selected: str, form: Mapping[str, str], problem: str | None) -> str:
         option_kind=option_kind,
         option_text=option_text,
         pin_digits=table_pin().digits,
+        seat_choices=seat_choices,
+        seat_options=SEAT_OPTIONS,
     )
 
 

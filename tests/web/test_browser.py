@@ -4,6 +4,11 @@ One appliance runs for the module (the real server, store and mock-pin cues) wit
 bots playing DUCK. The tests set up a DUCK match by tapping, watch the demo's scoreboard
 update live, correct a misread card, run a dispute check, and save a screenshot of the
 scoreboard to test-artifacts/scoreboard.png. Every wait is for an element or a text.
+
+At arm's length: every page's text is 16 px or more (chart labels 12 px or more), the turn line
+24 px and bold, nav links, buttons, inputs and menus 44 px tall or more; dark mode follows the
+phone; the screen is kept awake during a game; a finished game offers Play again. Screenshots
+of each go to test-artifacts/phone-*.png.
 """
 
 from __future__ import annotations
@@ -99,8 +104,8 @@ def pick(form: Any, card: str) -> None:
 def start_manual_match(page: Page, table: Table, names: list[str]) -> int:
     page.goto(f"{table.url}/setup")
     expect(page.locator('input[name="game"][value="duck"]')).to_be_checked()
-    for seat, name in enumerate(names):
-        page.fill(f'input[name="player_{seat}"]', name)
+    for seat in range(5):  # DUCK's seats; the page comes filled in with the last match's names
+        page.fill(f'input[name="player_{seat}"]', names[seat] if seat < len(names) else "")
     page.fill('input[name="pin"]', PIN)
     page.click("text=Start the match")
     page.wait_for_url(re.compile(r"/match/\d+$"))
@@ -155,23 +160,23 @@ def test_correcting_a_misread_card(page: Page, table: Table) -> None:
     expect(deal.locator('input[name="face_up.0"]')).to_have_value("red-7")
     expect(deal.locator('input[name="pin"]')).to_have_count(0)  # unlocked at setup
     deal.locator("button[type=submit]").click()
-    expect(page.locator(".flash.ok")).to_contain_text("Recorded #0 deal")
+    expect(page.locator(".flash.ok")).to_contain_text("Recorded #1 deal")
 
     expect(page.locator("#form-play")).to_have_attribute("open", "")  # a move is due now
     play = page.locator("#form-play form")
     expect(play.locator('select[name="_seat"]')).to_have_value("1")  # Eli is to move
     pick(play, "blue-3")
     play.locator("button[type=submit]").click()
-    expect(page.locator(".flash.ok")).to_contain_text("Recorded #1 play")
+    expect(page.locator(".flash.ok")).to_contain_text("Recorded #2 play")
 
-    page.click("text=correct #1")
+    page.click("text=correct #2")  # the pages count events from 1
     fix = page.locator("form.event-form")
     expect(fix.locator('input[name="cards"]')).to_have_value("blue-3")
     fix.locator("button.pick-back").click()
     pick(fix, "blue-5")
     fix.locator('input[name="_reason"]').fill("the camera misread it")
     fix.locator("button[type=submit]").click()
-    expect(page.locator(".flash.ok")).to_contain_text("event #1 corrected")
+    expect(page.locator(".flash.ok")).to_contain_text("event #2 corrected")
     assert table.store.events(match)[1].data == {"cards": ["blue-5"]}
 
     page.goto(f"{table.url}/match/{match}")
@@ -194,3 +199,158 @@ def test_dispute_check_shows_the_verdict_and_rule_texts(page: Page, table: Table
     expect(verdict.locator(".rules")).to_contain_text("DUCK-A2")
     expect(verdict.locator(".rules")).to_contain_text(rule_texts("duck")["DUCK-A2"])
     assert table.store.seq(match) == seq  # nothing changed
+
+
+# --------------------------------------------------------------------------------------------
+# The phone at arm's length
+# --------------------------------------------------------------------------------------------
+
+MEASURE = """() => {
+  const seen = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
+  const small = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el.closest("svg, script, style, noscript") || !seen(el)) continue;
+    const text = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
+      .map((n) => n.textContent.trim()).join("");
+    if (!text) continue;
+    const px = parseFloat(getComputedStyle(el).fontSize);
+    if (px < 16) small.push(`${el.tagName}.${el.className} ${px}px "${text.slice(0, 30)}"`);
+  }
+  const short = [];
+  for (const el of document.querySelectorAll(
+      "nav a, button, input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select")) {
+    if (!seen(el)) continue;
+    const h = el.getBoundingClientRect().height;
+    if (h < 44) short.push(`${el.tagName}.${el.className}[${el.name || el.textContent.trim()}] ${h}px`);
+  }
+  const axes = Array.from(document.querySelectorAll("svg.chart text.axis")).map(
+    (t) => t.getBoundingClientRect().height);
+  const nav = document.querySelector(".top nav");
+  const navHidden = nav ? nav.scrollWidth - nav.clientWidth : 0;  // links pushed off the screen
+  const turn = document.getElementById("turn");  // measured at once: the live board replaces it
+  const turnStyle = turn ? getComputedStyle(turn) : null;
+  return { small, short, axes, navHidden, turnPx: turnStyle ? parseFloat(turnStyle.fontSize) : 0,
+           turnWeight: turnStyle ? Number(turnStyle.fontWeight) : 0 };
+}"""
+
+
+def measured(page: Page) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate(MEASURE)
+    return result
+
+
+def shoot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"), full_page=True)
+
+
+def test_every_page_is_readable_and_tappable_at_arms_length(page: Page, table: Table) -> None:
+    match = table.demo_match
+    pages = {"board": f"/match/{match}", "setup": "/setup", "entry": f"/match/{match}/entry",
+             "dispute": f"/match/{match}/dispute", "history": "/history", "unlock": "/unlock",
+             "party": "/party", "join": "/join", "again": f"/match/{match}/again"}
+    for name, url in pages.items():
+        page.goto(table.url + url)
+        if name == "board":
+            expect(page.locator("svg.chart polyline").first).to_be_visible()
+        sizes = measured(page)
+        assert sizes["small"] == [], (name, sizes["small"][:8])
+        assert sizes["short"] == [], (name, sizes["short"][:8])
+        assert sizes["navHidden"] <= 1, (name, sizes["navHidden"])  # every link on the screen
+        if name == "board":
+            assert sizes["axes"] and min(sizes["axes"]) >= 12, sizes["axes"]
+            assert sizes["turnPx"] >= 24 and sizes["turnWeight"] >= 700, sizes
+        if name == "unlock":
+            box = page.locator('input[name="pin"]')
+            assert (box.bounding_box() or {"height": 0})["height"] >= 44
+            assert float(box.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 16
+        shoot(page, name)
+
+
+def test_dark_mode_follows_the_phone(browser: Browser, table: Table) -> None:
+    colours = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                                      has_touch=True, color_scheme=scheme)
+        try:
+            tab = context.new_page()
+            tab.goto(f"{table.url}/match/{table.demo_match}")
+            expect(tab.locator("#turn")).to_be_visible()
+            colours[scheme] = tab.evaluate(
+                "() => [getComputedStyle(document.body).backgroundColor,"
+                " getComputedStyle(document.body).color]")
+            shoot(tab, f"board-{scheme}")
+        finally:
+            context.close()
+    assert colours["light"][0] == "rgb(251, 250, 246)"
+    assert colours["dark"][0] == "rgb(20, 20, 19)"  # a dark ground with light text
+    assert colours["dark"][1] == "rgb(236, 235, 230)"
+
+
+FAKE_WAKE_LOCK = """
+window.__wakeRequests = 0;
+window.__wakeSentinels = [];
+Object.defineProperty(navigator, "wakeLock", { configurable: true, value: {
+  request: async (kind) => {
+    window.__wakeRequests += 1;
+    const sentinel = new EventTarget();
+    sentinel.released = false;
+    sentinel.release = async () => { sentinel.released = true; sentinel.dispatchEvent(new Event("release")); };
+    window.__wakeSentinels.push(sentinel);
+    return sentinel;
+  } } });
+"""
+
+
+def test_the_screen_is_kept_awake_during_a_game(browser: Browser, table: Table) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.add_init_script(FAKE_WAKE_LOCK)
+        tab.goto(f"{table.url}/match/{table.demo_match}")
+        tab.wait_for_function("window.__wakeRequests >= 1")
+        # the browser lets the lock go when the page is hidden; it is asked for again on return
+        tab.evaluate("window.__wakeSentinels[0].release()")
+        tab.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        tab.wait_for_function("window.__wakeRequests >= 2")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_no_wake_lock_is_no_error(browser: Browser, table: Table) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.add_init_script("Object.defineProperty(navigator, 'wakeLock', "
+                            "{ configurable: true, get: () => undefined }); delete Navigator.prototype.wakeLock;")
+        tab.goto(f"{table.url}/match/{table.demo_match}")
+        expect(tab.locator("#live-state")).to_have_attribute("data-state", "live")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_finished_game_has_a_banner_and_play_again(page: Page, table: Table) -> None:
+    from tests.web.test_web_phone import finished_grey
+
+    match = finished_grey(table.store)
+    page.goto(f"{table.url}/match/{match}")
+    banner = page.locator("#result .banner")
+    expect(banner).to_contain_text(re.compile(r"wins!|share the win!"))
+    assert float(banner.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 24
+    shoot(page, "finished")
+    page.click("#play-again")
+    expect(page.locator("#again")).to_contain_text("Ann")
+    page.fill('input[name="pin"]', PIN)
+    page.click("text=Start the new match")
+    page.wait_for_url(re.compile(r"/match/\d+$"))
+    again = int(page.url.rsplit("/", 1)[1])
+    assert again != match
+    info = table.store.match(again)
+    assert (info.game, info.players, info.options.get("hands")) == ("grey", ["Ann", "Ben", "Cat"], 1)

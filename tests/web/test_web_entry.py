@@ -48,7 +48,7 @@ def test_entering_a_play_records_it(unlocked: Phone, store: MatchStore) -> None:
     assert (last.type, last.seat, last.data, last.source) == ("play", 1, {"cards": ["blue-3"]},
                                                               "manual")
     assert last.ts is not None
-    assert "Recorded #1 play" in page_text(unlocked.get(f"/match/{match}/entry"))
+    assert "Recorded #2 play" in page_text(unlocked.get(f"/match/{match}/entry"))  # from 1
 
 
 def test_an_illegal_event_is_refused_with_reason_and_rule_texts(unlocked: Phone,

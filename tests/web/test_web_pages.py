@@ -130,7 +130,7 @@ def test_live_stream_sends_the_board_now_and_after_each_change(app: Flask,
     assert store.submit(info.id, Event("deal", None, {"face_up": ["blue-3", None, None]})).ok
     second = read_board_messages(response, 1)[0]
     assert second["seq"] > first["seq"]
-    assert 'title="blue-3"' in second["board"] and "Bo (seat 1) must play" in second["board"]
+    assert 'title="blue-3"' in second["board"] and "Bo (seat 2) must play" in second["board"]  # seats from 1
     response.close()
 
 

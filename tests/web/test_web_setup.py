@@ -18,7 +18,7 @@ def test_setup_page_lists_games_and_their_declared_options(phone: Phone) -> None
     page = phone.get("/setup").get_data(as_text=True)
     assert 'value="duck"' in page and 'value="grey"' in page
     assert 'name="opt.duck.duck_limit" value="10"' in page  # DUCK-B1 default limit
-    assert "<option selected>dealer</option>" in page  # DUCK-S1 starting_face_up default
+    assert '<option value="dealer" selected>' in page  # DUCK-S1 starting_face_up default
     assert 'name="opt.grey.names"' in page
 
 
@@ -87,7 +87,10 @@ class _FormFields(HTMLParser):
         elif tag == "select":
             self._select = a["name"]
         elif tag == "option" and self._select and "selected" in a:
-            self._chosen = True
+            if "value" in a:  # a menu sends its option's value, not the words shown
+                self.values[self._select] = a["value"]
+            else:
+                self._chosen = True
         elif tag == "textarea":
             self._textarea = a["name"]
             self.values[a["name"]] = ""

@@ -2,7 +2,48 @@
 // Everything works without JavaScript too (forms post, pages reload); this only makes it nicer.
 "use strict";
 
+// Keep the phone's screen on while a game is being played (Screen Wake Lock API). Where the
+// browser has no wake lock, or refuses it (battery saver, no https), nothing happens. The
+// browser drops the lock whenever the page is hidden, so it is asked for again on return.
+const wakeLock = {
+  sentinel: null,
+  wanted: false,
+  async acquire() {
+    this.wanted = true;
+    if (!("wakeLock" in navigator) || this.sentinel || document.visibilityState !== "visible") { return; }
+    try {
+      this.sentinel = await navigator.wakeLock.request("screen");
+      this.sentinel.addEventListener("release", () => { this.sentinel = null; });
+    } catch (err) {
+      this.sentinel = null;  // refused: the screen may dim, the page still works
+    }
+  },
+  release() {
+    this.wanted = false;
+    if (this.sentinel) { this.sentinel.release().catch(() => {}); this.sentinel = null; }
+  },
+};
+
+document.addEventListener("visibilitychange", () => {
+  if (wakeLock.wanted && document.visibilityState === "visible") { wakeLock.acquire(); }
+});
+
+// Times arrive as <time datetime="ISO">readable UTC</time>; show them in the phone's own zone.
+function localTimes(root) {
+  root.querySelectorAll("time[datetime]").forEach((el) => {
+    const when = new Date(el.getAttribute("datetime"));
+    if (Number.isNaN(when.getTime())) { return; }
+    el.textContent = when.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+    el.title = el.getAttribute("datetime");
+  });
+}
+
+function followWakeLock(over) {
+  if (over) { wakeLock.release(); } else { wakeLock.acquire(); }
+}
+
 function startLiveBoard(live) {
+  followWakeLock(live.dataset.over === "1");
   const state = document.getElementById("live-state");
   if (state) state.hidden = false;  // hidden in the page itself: without JavaScript it never connects
   const board = document.getElementById("board");
@@ -13,7 +54,9 @@ function startLiveBoard(live) {
   const source = new EventSource(live.dataset.liveUrl);
   source.addEventListener("board", (message) => {
     const data = JSON.parse(message.data);
-    if (String(data.seq) !== live.dataset.seq) { board.innerHTML = data.board; }
+    if (String(data.seq) !== live.dataset.seq) { board.innerHTML = data.board; localTimes(board); }
+    live.dataset.over = data.over ? "1" : "0";
+    followWakeLock(Boolean(data.over));
     leds.innerHTML = data.leds;
     if (camera && camera.innerHTML !== data.camera) { camera.innerHTML = data.camera; }
     live.dataset.seq = String(data.seq);
@@ -92,6 +135,7 @@ function startSetup(form) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  localTimes(document);
   const live = document.getElementById("live");
   if (live && window.EventSource) { startLiveBoard(live); }
   document.querySelectorAll("form.event-form").forEach(startPickers);
