@@ -22,7 +22,9 @@ from ducktable.vision.features import (
     portrait,
 )
 
-LABELS = ("yellow-1", "yellow-7", "blue-1", "red-8", "towel")
+LABELS = ("yellow-7", "blue-1", "red-8", "lifebelt-8-green", "towel")
+"""Cards of one game that differ in colour or design. (Cards that differ only in a small digit,
+DUCK's yellow 1 and 7, are the hard case: `ducktable bench photos` measures them.)"""
 
 
 @pytest.fixture(scope="module")
@@ -93,12 +95,12 @@ def test_a_deck_survives_saving_and_reading(tmp_path: Path, features: CardFeatur
 def test_the_check_names_a_photo_filed_under_the_wrong_card(features: CardFeatures) -> None:
     enrolled = {label: photos_of(label, 3, seed=10) for label in LABELS}
     assert check_views(enrolment_views(features, enrolled)) == []
-    enrolled["yellow-1"][1] = photos_of("red-8", 1, seed=40)[0]
+    enrolled["yellow-7"][1] = photos_of("red-8", 1, seed=40)[0]
     enrolled["towel"] = enrolled["towel"][:1]
     lines = check_views(enrolment_views(features, enrolled))
-    assert any(line.startswith("yellow-1: photo 2") for line in lines)
+    assert any(line.startswith("yellow-7: photo 2") for line in lines)
     assert any(line.startswith("towel: only one usable photo") for line in lines)
-    assert not any(line.startswith(("blue-1", "yellow-7")) for line in lines)
+    assert not any(line.startswith(("blue-1", "lifebelt")) for line in lines)
 
 
 def test_a_damaged_or_missing_features_model_is_named(tmp_path: Path) -> None:
