@@ -1,5 +1,8 @@
 """Ducky Ducky (Olivier Grégoire & Geoffroy Simon): fish the ducks your cards ask for.
 
+One game, one file, as OpenSpiel's games: the rule texts, the game, its state and the bots read
+top to bottom as one rulebook (the board's geometry is data, in :mod:`.ducky_board`).
+
 The engine follows the ``DUCKY-*`` rules of the project's catalogue (``RULE_TEXTS`` below) on a
 board described as data (:mod:`.ducky_board`, the ``layout`` option). Seats sit clockwise in
 index order, so the next player is ``s + 1``.
