@@ -8,16 +8,11 @@ Read with `make -n` (what would run), against a venv folder of the test's own.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
-
-pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 
 def planned(target: str, venv: Path) -> str:
