@@ -114,9 +114,7 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
     photo left to name are skipped. With ``unknown`` half the labels (a new half each round)
     are not enrolled and their photos are counted as strangers."""
     rng = random.Random(seed)
-    by_label: dict[str, list[int]] = {}
-    for i, label in enumerate(photos.labels):
-        by_label.setdefault(label, []).append(i)
+    by_label = _rows_by_label(photos.labels)
     usable = sorted(label for label, rows in by_label.items() if len(rows) > k)
     outcome = Outcome(k, labels_tested=len(usable))
     if len(usable) < (4 if unknown else 2):
@@ -159,9 +157,7 @@ def another_printing(photos: Photos, others: Photos, k: int, *, rounds: int = 5,
     (another printing or another game): each one named is counted as a stranger named, and
     apart those named as the face their folder says they are."""
     rng = random.Random(seed)
-    by_label: dict[str, list[int]] = {}
-    for i, label in enumerate(photos.labels):
-        by_label.setdefault(label, []).append(i)
+    by_label = _rows_by_label(photos.labels)
     outcome = Outcome(k, labels_tested=len(by_label))
     for _ in range(rounds):
         views = {}
@@ -209,6 +205,13 @@ def report(folder: Path, photos: Photos, outcomes: Sequence[Outcome]) -> str:
         if worst:
             lines.append(f"      worst confusions: {worst}")
     return "\n".join(lines)
+
+
+def _rows_by_label(labels: Sequence[str]) -> dict[str, list[int]]:
+    rows: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        rows.setdefault(label, []).append(i)
+    return rows
 
 
 def percent(part: int, whole: int) -> str:

@@ -166,25 +166,22 @@ def cmd_enroll(args: argparse.Namespace) -> int:
 
 
 def _enroll_from_folder(args: argparse.Namespace) -> int:
-    import tempfile
-
     from ducktable.vision.enroll import EnrolmentError, enroll_folder
 
     folder = Path(args.photos)
     if not folder.is_dir():
         raise UserError(f"{folder} is not a folder; give a folder with one sub-folder of "
                         "photos per card label")
-    classifier = load_classifier(args.model, None)
-    with tempfile.TemporaryDirectory() as scratch:
-        target = Path(scratch) if args.check else paths.enrolled_decks_dir(args.data_dir)
-        try:
-            report = enroll_folder(folder, target, deck=args.deck, classifier=classifier)
-        except EnrolmentError as exc:
-            raise UserError(str(exc)) from None
+    target = None if args.check else paths.enrolled_decks_dir(args.data_dir)
+    classifier = None if args.check else load_classifier(args.model, None)
+    try:
+        report = enroll_folder(folder, target, deck=args.deck, classifier=classifier)
+    except EnrolmentError as exc:
+        raise UserError(str(exc)) from None
     for problem in report.problems:
         print(f"skipped {problem.message}")
     counts = ", ".join(f"{label} x{n}" for label, n in sorted(report.photos_per_label.items()))
-    if args.check:
+    if report.deck_dir is None:
         print(f"checked deck {report.deck!r} ({len(report.labels)} cards: {counts}); "
               "nothing was stored")
     else:

@@ -20,7 +20,6 @@ import json
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -34,6 +33,7 @@ from ducktable.vision.model_files import (
     checked_session,
     file_sha256,
     manifest_path,
+    shipped,
 )
 
 __all__ = ["CardClassifier", "Classification", "ModelCorruptError", "ModelError",
@@ -188,8 +188,7 @@ def _as_bgr(crop: np.ndarray, index: int) -> np.ndarray:
 
 # ---- the classifier --------------------------------------------------------------------------
 def default_model_path() -> Path:
-    """The model shipped in ``ducktable.models`` (works from a checkout and from a wheel)."""
-    return Path(str(resources.files("ducktable.models").joinpath(MODEL_FILE)))
+    return shipped(MODEL_FILE)
 
 
 class CardClassifier:

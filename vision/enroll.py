@@ -74,7 +74,8 @@ class EnrolmentReport:
     game is enrolled the classifier reads that game only through its enrolled cards."""
 
     deck: str
-    deck_dir: Path
+    deck_dir: Path | None
+    """Where the deck was stored; None when the photos were only checked."""
     photos_per_label: dict[str, int]
     problems: list[PhotoProblem] = field(default_factory=list)
     not_enrolled: list[str] = field(default_factory=list)
@@ -162,10 +163,11 @@ def qualified_label(deck: str, label: str) -> str:
 def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_dir: str | Path,
                  deck: str, classifier: CardClassifier, *, seed: int = 0,
                  extra_info: Mapping[str, Any] | None = None,
-                 features: CardFeatures | None = None) -> Path:
+                 views: Mapping[str, np.ndarray] | None = None) -> Path:
     """Embed every crop and store the deck's prototypes, its photo deck
-    (:class:`~ducktable.vision.features.PhotoDeck`) and the crops themselves as PNG files in
-    ``crops/``, so the user can see what was taken for each card; returns the deck folder."""
+    (:class:`~ducktable.vision.features.PhotoDeck`, from ``views`` where the caller has them
+    already) and the crops themselves as PNG files in ``crops/``, so the user can see what was
+    taken for each card; returns the deck folder."""
     rng = np.random.default_rng(seed)
     qualified = {qualified_label(deck, label): crops for label, crops in crops_by_label.items()}
     prototypes = deck_prototypes(classifier, qualified, rng)
@@ -182,7 +184,8 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     deck_dir = Path(prototypes_dir) / deck
     write_deck_prototypes(deck_dir, prototypes, info)
     usable = {label: crops for label, crops in crops_by_label.items() if crops}
-    views = enrolment_views(features or CardFeatures.load(), usable)
+    if views is None:
+        views = enrolment_views(CardFeatures.load(), usable)
     PhotoDeck.fit(views).save(deck_dir / PHOTO_DECK_FILE)
     shown = deck_dir / "crops"
     shown.mkdir(exist_ok=True)
@@ -225,18 +228,40 @@ def check_deck_name(deck: str) -> str:
     return deck
 
 
-def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
+def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path | None, *,
                   deck: str | None = None, classifier: CardClassifier | None = None,
                   find: CardFinder | None = None, min_sharpness: float = MIN_SHARPNESS,
-                  seed: int = 0, check: bool = True) -> EnrolmentReport:
+                  seed: int = 0) -> EnrolmentReport:
     """Enrol the deck photographed in ``photos_dir`` (one sub-folder per label).
 
     ``deck`` defaults to the folder's name. Photos that cannot be used are listed in the
     report's ``problems``; the cards with a usable photo are stored and the others listed in
-    ``not_enrolled``, so one bad photo does not hold up the rest of the deck. With ``check`` each
-    photo is named from the others and the cards to photograph again are in ``retake``.
+    ``not_enrolled``, so one bad photo does not hold up the rest of the deck. Each photo is also
+    named from the others and the cards to photograph again are in ``retake``. With
+    ``prototypes_dir`` None nothing is stored: the photos are only checked.
     """
     root = Path(photos_dir)
+    deck, crops, problems = _photographed(root, deck, find or detector_finder(), min_sharpness)
+    usable = {label: got for label, got in crops.items() if got}
+    if not usable:
+        details = "; ".join(p.message for p in problems) or "the folders are empty"
+        raise EnrolmentError(f"no usable photo in {root}: {details}")
+    views = enrolment_views(CardFeatures.load(), usable)
+    deck_dir = None
+    if prototypes_dir is not None:
+        deck_dir = enroll_crops(usable, prototypes_dir, deck, classifier or CardClassifier.load(),
+                                seed=seed, extra_info={"source": str(root)}, views=views)
+    known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
+             else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
+    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, problems,
+                           [label for label in (known or list(crops)) if label not in usable],
+                           check_views(views))
+
+
+def _photographed(root: Path, deck: str | None, find: CardFinder, min_sharpness: float
+                  ) -> tuple[str, dict[str, list[np.ndarray]], list[PhotoProblem]]:
+    """The deck's name and the one sharp card cut from each photo, per label, with the photos
+    that could not be used and why."""
     if not root.is_dir():
         raise EnrolmentError(f"{root} is not a folder; give a folder with one sub-folder of "
                              f"photos per card label")
@@ -246,8 +271,6 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
         raise EnrolmentError(f"{root} has no sub-folders; put each card's photos in a folder "
                              f"named after its label (e.g. {root / 'yellow-5'})")
     _check_labels(deck, [p.name for p in folders])
-    classifier = classifier or CardClassifier.load()
-    find = find or detector_finder()
     crops: dict[str, list[np.ndarray]] = {}
     problems: list[PhotoProblem] = []
     for folder in folders:
@@ -268,19 +291,7 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path, *,
                 problems.append(PhotoProblem(path, message))
             else:
                 crops[folder.name].append(crop)
-    usable = {label: got for label, got in crops.items() if got}
-    if not usable:
-        details = "; ".join(p.message for p in problems) or "the folders are empty"
-        raise EnrolmentError(f"no usable photo in {root}: {details}")
-    features = CardFeatures.load()
-    deck_dir = enroll_crops(usable, prototypes_dir, deck, classifier, seed=seed,
-                            extra_info={"source": str(root)}, features=features)
-    known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
-             else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
-    retake = check_views(enrolment_views(features, usable)) if check else []
-    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, problems,
-                           [label for label in (known or list(crops)) if label not in usable],
-                           retake)
+    return deck, crops, problems
 
 
 def _check_labels(deck: str, names: list[str]) -> None:

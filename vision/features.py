@@ -21,12 +21,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
+from ducktable.vision.model_files import (
+    ModelCorruptError,
+    ModelMissingError,
+    checked_session,
+    manifest_path,
+    shipped,
+)
 
 FEATURES_FILE = "card_features.onnx"
 PHOTO_DECK_FILE = "photo_deck.npz"
@@ -59,7 +65,7 @@ REBUILD_HINT = ("run `python -m ducktable.training.features` (the `train` extra)
 
 
 def default_model_path() -> Path:
-    return Path(str(resources.files("ducktable.models").joinpath(FEATURES_FILE)))
+    return shipped(FEATURES_FILE)
 
 
 def portrait(crop: np.ndarray) -> np.ndarray:
@@ -93,14 +99,16 @@ class CardFeatures:
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, threads: int = 1) -> CardFeatures:
-        from ducktable.vision.model_files import ModelMissingError, checked_session, manifest_path
-
         path = Path(model_path) if model_path else default_model_path()
         manifest = manifest_path(path)
         if not manifest.is_file():
             raise ModelMissingError(f"the card features manifest {manifest} is missing; "
                                     f"{REBUILD_HINT}")
-        sha = str(json.loads(manifest.read_text(encoding="utf-8")).get("sha256", ""))
+        try:
+            sha = str(json.loads(manifest.read_text(encoding="utf-8"))["sha256"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ModelCorruptError(f"the card features manifest {manifest} cannot be read "
+                                    f"({exc!r}); {REBUILD_HINT}") from None
         return cls(checked_session(path, sha, threads, "card features model", REBUILD_HINT))
 
     def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:

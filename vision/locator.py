@@ -17,13 +17,13 @@ Only onnxruntime runs here; the session is created once per :class:`CardLocator`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 from ducktable.vision.classify import ModelCorruptError, ModelMissingError, Session, checked_session, manifest_path
+from ducktable.vision.model_files import shipped
 
 LOCATOR_FILE = "card_locator.onnx"
 REBUILD_HINT = "run `make locator` to retrain it, or restore the file from the repository"
@@ -76,8 +76,7 @@ class LocatorManifest:
 
 
 def default_locator_path() -> Path:
-    """The locator shipped in ``ducktable.models`` (works from a checkout and from a wheel)."""
-    return Path(str(resources.files("ducktable.models").joinpath(LOCATOR_FILE)))
+    return shipped(LOCATOR_FILE)
 
 
 def shrunk(image: np.ndarray) -> np.ndarray:

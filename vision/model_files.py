@@ -8,6 +8,7 @@ named with what to do, never run.
 from __future__ import annotations
 
 import hashlib
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,11 @@ class ModelMissingError(ModelError, FileNotFoundError):
 
 class ModelCorruptError(ModelError, ValueError):
     """The model or manifest cannot be read, or the model's SHA-256 does not match its manifest."""
+
+
+def shipped(file_name: str) -> Path:
+    """A model file shipped in ``ducktable.models`` (works from a checkout and from a wheel)."""
+    return Path(str(resources.files("ducktable.models").joinpath(file_name)))
 
 
 def manifest_path(model_path: Path) -> Path:

@@ -137,3 +137,11 @@ def test_a_photo_deck_outranks_the_card_model_for_its_game(tmp_path: Path) -> No
     cv2.setRNGSeed(0)
     bruce = render.render_card("bruce", render.card_labels("bruce")[0], width=100, height=150)
     assert with_deck.classify([bruce])[0].label == classifier.classify([bruce])[0].label
+
+
+def test_an_unreadable_features_manifest_is_named(tmp_path: Path) -> None:
+    model = tmp_path / FEATURES_FILE
+    shutil.copy(default_model_path(), model)
+    model.with_suffix(".json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ModelCorruptError, match="manifest .* cannot be read"):
+        CardFeatures.load(model)
