@@ -117,7 +117,8 @@ def test_a_damaged_or_missing_features_model_is_named(tmp_path: Path) -> None:
         CardFeatures.load(model)
 
 
-def test_a_photo_deck_outranks_the_card_model_for_its_game(tmp_path: Path) -> None:
+def test_in_a_game_the_card_model_learnt_a_photo_deck_names_what_it_leaves_unknown(
+        tmp_path: Path) -> None:
     from ducktable.vision.classify import CardClassifier
     from ducktable.vision.enroll import enroll_crops
 
@@ -145,3 +146,22 @@ def test_an_unreadable_features_manifest_is_named(tmp_path: Path) -> None:
     model.with_suffix(".json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ModelCorruptError, match="manifest .* cannot be read"):
         CardFeatures.load(model)
+
+
+def test_a_custom_decks_photo_deck_answers_for_it(tmp_path: Path) -> None:
+    from ducktable.vision.classify import CardClassifier
+    from ducktable.vision.enroll import enroll_crops
+
+    labels = ("A-clubs", "7-hearts", "K-spades", "10-diamonds", "Q-hearts")
+    enrolled = {label: photos_of(label, 2, seed=10, game="standard52") for label in labels}
+    enroll_crops(enrolled, tmp_path, "cards", CardClassifier.load())
+    with_deck = CardClassifier.load(prototypes_dir=tmp_path)
+    queries = [(label, crop) for label in labels
+               for crop in photos_of(label, 2, seed=60, game="standard52")]
+    got = [r.label for r in with_deck.classify([c for _, c in queries])]
+    assert sum(g == f"cards/{label}" for (label, _), g in zip(queries, got, strict=True)) >= 8
+    assert all(g in (f"cards/{label}", "unknown") for (label, _), g in zip(queries, got,
+                                                                            strict=True))
+    # with the photo deck's files gone, the enrolled prototypes of the card model answer alone
+    (tmp_path / "cards" / "photo_deck.npz").unlink()
+    assert CardClassifier.load(prototypes_dir=tmp_path).photo_decks is None
