@@ -321,10 +321,7 @@ _FACES = {"duck": _duck_face, "bruce": _bruce_face, "grey": _grey_face,
 
 # ---- public ----------------------------------------------------------------------------------
 def _svg(inner: str, name: str, css: str) -> Markup:
-    return Markup(
-        '<svg class="{}" viewBox="0 0 200 300" role="img" aria-label="{}">'
-        '<title>{}</title>{}</svg>'
-    ).format(css, name, name, Markup(inner))
+    return _svg_box("0 0 200 300", inner, name, css)
 
 
 def _paper(panel: str) -> str:
@@ -367,6 +364,18 @@ def card_back(game: str, size: str = "m", extra: str = "", name: str = "face-dow
              + _ellipse(100, 150, 40, 60, PAPER) + _text(initial, 100, 150, 52, back)
              + _rect(0.75, 0.75, 199.25, 299.25, "#0005", 1.5, 14))
     return _svg(inner, name, f"cardsvg {size} back {extra}".strip())
+
+
+@functools.lru_cache(maxsize=16)
+def duck_token(colour: str) -> Markup:
+    """A duck standing on a lily pad (Ducky Ducky's river): the duck alone, no card around it."""
+    fill = PALETTE.get(colour, PALETTE["yellow"])
+    return _svg_box("0 0 100 100", _duck(50, 52, 52, fill), f"{colour} duck", "token")
+
+
+def _svg_box(box: str, inner: str, name: str, css: str) -> Markup:
+    return Markup('<svg class="{}" viewBox="{}" role="img" aria-label="{}"><title>{}</title>{}'
+                  '</svg>').format(css, box, name, name, Markup(inner))
 
 
 def _lighter(colour: str) -> str:

@@ -18,6 +18,7 @@ from ducktable.rules.decks import DECKS, Deck
 from flask import Flask
 from markupsafe import Markup, escape
 
+from . import cards_svg
 from .words import HIDDEN_FACTS, end_words
 
 NOT_PER_SEAT = frozenset(
@@ -34,6 +35,13 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["cards"] = card_chips
     app.jinja_env.filters["humanise"] = humanise
     app.jinja_env.globals["cell"] = cell
+    app.jinja_env.filters["card_svg"] = cards_svg.card_svg
+    app.jinja_env.filters["card_row"] = cards_svg.card_row
+    app.jinja_env.globals["card_back"] = cards_svg.card_back
+    app.jinja_env.globals["card_name"] = cards_svg.card_name
+    app.jinja_env.globals["duck_token"] = cards_svg.duck_token
+    app.jinja_env.globals["event_value"] = event_value
+    app.jinja_env.filters["end_words"] = end_words
 
 
 def humanise(key: object) -> str:
@@ -105,6 +113,16 @@ def cell(value: Any, game: str) -> Markup:
         parts = [Markup("{} {}").format(humanise(k), cell(v, game)) for k, v in value.items()]
         return Markup("; ").join(parts)
     return Markup(escape(str(value)))
+
+
+def event_value(value: Any, game: str) -> Markup:
+    """An event's field on the board: a card (or a list of cards) drawn as small cards, any
+    other value as :func:`cell` shows it."""
+    if is_card(game, value):
+        return cards_svg.card_svg(value, game, "s")
+    if isinstance(value, list) and value and all(is_card(game, v) for v in value):
+        return cards_svg.card_row(value, game, "s")
+    return cell(value, game)
 
 
 @dataclass(frozen=True)

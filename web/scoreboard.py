@@ -33,7 +33,7 @@ from flask import (
 )
 from markupsafe import Markup
 
-from . import present
+from . import boards, present
 from .camera import render_camera
 from .camera_status import camera_snapshot
 from .db import current_match, get_store, match_or_404
@@ -60,11 +60,22 @@ def board(match_id: int) -> Any:
         "scoreboard.html",
         info=info,
         snap=snapshot,
+        me=my_seat(request.args.get("seat"), len(info.players)),
         board_html=render_board(snapshot),
         leds_html=render_leds(info),
         camera_html=render_camera(info),
         follow=request.args.get("follow") == "1",
     )
+
+
+def my_seat(raw: str | None, seats: int) -> int | None:
+    """The seat a phone asked to follow (``?seat=K``, counted from 1 as the pages count), or
+    None for the whole table; anything else (text, a seat the match does not have) is ignored:
+    the board is still worth showing."""
+    if raw is None or not raw.strip().isdigit():
+        return None
+    seat = int(raw.strip()) - 1
+    return seat if 0 <= seat < seats else None
 
 
 @bp.get("/match/<int:match_id>/view.json")
@@ -181,6 +192,7 @@ class BoardSnapshot:
     facts: list[tuple[str, Any]]
     chart: present.Chart
     round_points: list[list[int]]
+    board: boards.BoardExtras
 
 
 class _SnapshotCache:
@@ -310,6 +322,7 @@ def _build_snapshot(info: MatchInfo, seq: int) -> BoardSnapshot:
         facts=present.table_facts(view, info.players),
         chart=present.chart(series, info.players),
         round_points=round_points,
+        board=boards.extras(info.game, view, info.players, info.options),
     )
     return snap
 

@@ -9,6 +9,7 @@ import sqlite3
 from ducktable.device.store import MatchStore
 from ducktable.rules.core import Event
 from ducktable.web import create_app
+from ducktable.web.cards_svg import card_name
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -68,10 +69,11 @@ def test_duck_scoreboard_shows_what_makes_up_each_score(client: FlaskClient,
     state = store.state(info.id)
     page = text(client.get(f"/match/{info.id}"))
     for seat, score in enumerate(state.scores()):
-        assert f'<td class="score" data-seat="{seat}">{score}</td>' in page
+        assert (f'<span class="seat-score" data-seat="{seat}"><span class="visually-hidden">'
+                f'score </span>{score}</span>') in page
     towel_card = next(card for s in state.seats for card in s.towel)
-    assert f'title="{towel_card}"' in page
-    assert 'class="belt green"' in page or 'class="belt red"' in page
+    assert f'aria-label="{card_name("duck", towel_card)}"' in page  # drawn as a card
+    assert 'aria-label="green lifebelt plus' in page or 'aria-label="red lifebelt minus' in page
     assert '<svg class="chart"' in page and "<polyline" in page
     assert "Round 2 of 5" in page
 
@@ -227,7 +229,7 @@ def test_pages_carry_security_headers(client: FlaskClient) -> None:
 
 def test_generic_board_renders_every_installed_game(client: FlaskClient,
                                                     store: MatchStore) -> None:
-    """Games without their own partial show the per-seat rows of their public view."""
+    """Every game's board draws one place per seat, whatever bots have done."""
     from ducktable.device.demo import demo_players
     from ducktable.rules.registry import game_names
 
@@ -236,7 +238,7 @@ def test_generic_board_renders_every_installed_game(client: FlaskClient,
         play_bots(store, info.id, 30)
         response = client.get(f"/match/{info.id}")
         assert response.status_code == 200, game
-        assert '<table class="seats">' in text(response), game
+        assert text(response).count('<section class="seatbox') == len(info.players), game
 
 
 def test_six_sitting_ducks_players_get_only_per_seat_rows(client: FlaskClient,
@@ -254,7 +256,8 @@ def test_six_sitting_ducks_players_get_only_per_seat_rows(client: FlaskClient,
     assert not keys & {"line", "last_events"}
     assert all(not isinstance(v, dict) for row in seat_rows(view, 6) for v in row.values)
     page = text(client.get(f"/match/{info.id}"))
-    assert "Ts 1" not in page and "Owner" not in page.split('class="seats"', 1)[1].split("</table>")[0]
+    assert "Ts 1" not in page and "Owner" not in page
+    assert page.count('<section class="seatbox') == 6
 
 
 def test_table_facts_name_the_dealer_and_leader_not_their_seat_numbers() -> None:
@@ -272,8 +275,8 @@ def test_the_sitting_ducks_board_shows_the_line_with_its_owners(client: FlaskCli
     play_bots(store, info.id, 12)
     line = store.state(info.id).public_view()["line"]
     page = text(client.get(f"/match/{info.id}"))
-    shown = page.split("<h2>The line</h2>", 1)[1].split("</ol>", 1)[0]
-    items = shown.split("<li value=")[1:]
+    shown = page.split('<ol class="spots-line">', 1)[1].split("</ol>", 1)[0]
+    items = shown.split('<li class="line-spot')[1:]
     assert len(items) == 6
     owned = [(spot["owner"], item) for spot, item in zip(line, items, strict=True)
              if spot["owner"] is not None]

@@ -83,6 +83,32 @@ function startLiveBoard(live) {
   });
 }
 
+// "My seat": the phone's own seat comes first on the board. The choice is kept per match in
+// localStorage and put in the address (?seat=K, counted from 1), so a reload keeps it.
+function startMySeat(live) {
+  const select = document.getElementById("my-seat");
+  if (!select) { return; }
+  const key = "ducktable.seat." + live.dataset.match;
+  const show = (value) => {
+    if (value === "") { delete live.dataset.me; } else { live.dataset.me = String(Number(value) - 1); }
+    const url = new URL(window.location.href);
+    if (value === "") { url.searchParams.delete("seat"); } else { url.searchParams.set("seat", value); }
+    window.history.replaceState(null, "", url);
+  };
+  if (live.dataset.meFixed !== "1") {
+    let kept = null;
+    try { kept = window.localStorage.getItem(key); } catch (err) { kept = null; }
+    if (kept !== null && select.querySelector('option[value="' + CSS.escape(kept) + '"]')) {
+      select.value = kept;
+      show(kept);
+    }
+  }
+  select.addEventListener("change", () => {
+    try { window.localStorage.setItem(key, select.value); } catch (err) { /* private mode: not kept */ }
+    show(select.value);
+  });
+}
+
 function setActive(form, input) {
   form.querySelectorAll("[data-cards]").forEach((el) => el.classList.remove("active-cards"));
   if (input) { input.classList.add("active-cards"); }
@@ -138,6 +164,7 @@ document.addEventListener("DOMContentLoaded", () => {
   localTimes(document);
   const live = document.getElementById("live");
   if (live && window.EventSource) { startLiveBoard(live); }
+  if (live) { startMySeat(live); }
   document.querySelectorAll("form.event-form").forEach(startPickers);
   const setup = document.getElementById("setup-form");
   if (setup) { startSetup(setup); }
