@@ -26,7 +26,7 @@ from ducktable.web import create_app
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from werkzeug.serving import make_server
 
-from .test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PHONE
+from .test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, MEASURE, PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -179,9 +179,11 @@ def test_each_board_draws_the_table_on_a_phone(browser: Browser, site: Site, gam
         for box in page.locator(".seatbox").all():
             shape = box.bounding_box()
             assert shape is not None and shape["x"] >= 0 and shape["x"] + shape["width"] <= PHONE["width"]
-        # the turn line large; my seat first among the places, and marked
-        size = page.eval_on_selector("#turn", "e => parseFloat(getComputedStyle(e).fontSize)")
-        assert size >= 24
+        # text 16 px or more, targets 44 px or more, the turn line large
+        sizes = page.evaluate(MEASURE)
+        assert sizes["small"] == [] and sizes["short"] == [], (sizes["small"][:5], sizes["short"][:5])
+        assert sizes["turnPx"] >= 24 and sizes["turnWeight"] >= 700
+        # my seat first among the places
         tops = page.eval_on_selector_all(
             ".seatbox", "els => els.map(e => [e.dataset.seat, e.getBoundingClientRect().top])")
         assert min(tops, key=lambda t: t[1])[0] == str(MY_SEAT - 1)

@@ -117,7 +117,7 @@ def test_scoreboard_screenshot(page: Page, table: Table) -> None:
     page.goto(f"{table.url}/match/{table.demo_match}")
     expect(page.locator("#live-state")).to_have_attribute("data-state", "live")
     expect(page.locator("svg.chart polyline")).to_have_count(4)
-    expect(page.locator(".belt").first).to_be_visible()
+    expect(page.locator('svg.cardsvg[aria-label*="lifebelt"]').first).to_be_visible()
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "scoreboard.png"
     page.screenshot(path=str(shot), full_page=True)
@@ -130,7 +130,7 @@ def test_setting_up_a_duck_game_by_tapping(page: Page, table: Table) -> None:
     expect(page.locator('fieldset.options[data-game="grey"]')).to_be_hidden()
     match = start_manual_match(page, table, ["Ann", "Ben", "Cat"])
     expect(page.locator("#turn")).to_contain_text("round 1 must be dealt by Ann")
-    expect(page.locator("th.seat")).to_have_count(3)
+    expect(page.locator(".seatbox")).to_have_count(3)
     info = table.store.match(match)
     assert info.players == ["Ann", "Ben", "Cat"] and info.observer
 
@@ -180,7 +180,7 @@ def test_correcting_a_misread_card(page: Page, table: Table) -> None:
     assert table.store.events(match)[1].data == {"cards": ["blue-5"]}
 
     page.goto(f"{table.url}/match/{match}")
-    expect(page.locator('table.seats span.card[title="blue-5"]')).to_be_visible()
+    expect(page.locator('.seatbox svg.cardsvg[aria-label="blue 5"]')).to_be_visible()
 
 
 def test_dispute_check_shows_the_verdict_and_rule_texts(page: Page, table: Table) -> None:
