@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ducktable.rules.decks import DECKS
 from ducktable.rules.ducky_board import LayoutError, resolve_layout
 
 from .cards_svg import card_name
@@ -144,7 +143,8 @@ def _bruce_outcomes(view: Mapping[str, Any], players: Sequence[str]) -> list[str
 
 
 def _grey_outcomes(view: Mapping[str, Any], players: Sequence[str]) -> list[str]:
-    terms = view.get("terms") if isinstance(view.get("terms"), Mapping) else {}
+    raw_terms = view.get("terms")
+    terms: Mapping[str, Any] = raw_terms if isinstance(raw_terms, Mapping) else {}
     captain = str(terms.get("captain", "Captain"))
     duckling = str(terms.get("duckling", "Duckling"))
     out = []
@@ -165,7 +165,8 @@ def ducky_river(view: Mapping[str, Any], options: Mapping[str, Any]) -> list[Riv
     """The river's cells from the entrance to the waterfall, each with the log that faces it
     and the pawn on that log (layouts are the match's option; an unreadable one shows the
     river without logs rather than failing the board)."""
-    board = view.get("board") if isinstance(view.get("board"), Mapping) else {}
+    raw_board = view.get("board")
+    board: Mapping[str, Any] = raw_board if isinstance(raw_board, Mapping) else {}
     river = [c for c in board.get("river") or [] if isinstance(c, Mapping)]
     try:
         layout = resolve_layout(options.get("layout"))
@@ -188,10 +189,3 @@ def ducky_river(view: Mapping[str, Any], options: Mapping[str, Any]) -> list[Riv
         ))
     return cells
 
-
-def ducky_card_label(card: object) -> str | None:
-    """A visible Ducky Ducky card's label (the view gives a dict with its filled slots)."""
-    if isinstance(card, Mapping) and isinstance(card.get("label"), str):
-        label = card["label"]
-        return label if label in DECKS["ducky"] else None
-    return None
