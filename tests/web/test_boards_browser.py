@@ -146,7 +146,7 @@ def serious_axe_problems(page: Page) -> list[str]:
 # What each board must draw, as (selector, least count); every card is an SVG image.
 DRAWN: dict[str, list[tuple[str, int]]] = {
     "duck": [(".table-centre svg.cardsvg.back", 1), (".seatbox .pile svg.cardsvg", 4),
-             (".seatbox .fan svg.back", 1), ("#outcomes li.latest", 1)],
+             (".seatbox .fan svg.back", 1), ("#outcome", 1)],
     "bruce": [("section.row svg.cardsvg", 3), (".seatbox", 5), (".seatbox svg.cardsvg", 1)],
     "ducky": [(".river .cell", 20), (".river .log", 10), (".river .pawn", 4),
               (".river .pad svg.token", 1), (".seatbox .ducky-card svg.cardsvg", 4)],
@@ -249,7 +249,7 @@ def test_the_end_is_said_and_celebrated_briefly(browser: Browser, site: Site,
     try:
         page.goto(f"{site.url}/match/{site.finished}")
         expect(page.locator("#result .banner")).to_contain_text("win")
-        expect(page.locator("#outcomes li.latest")).to_contain_text("Hand 1:")
+        expect(page.locator("#outcome")).to_contain_text("Hand 1:")
         confetti = page.eval_on_selector(".result .confetti", "e => getComputedStyle(e).display")
         cheer = page.eval_on_selector(".seatbox.winner", "e => getComputedStyle(e).animationName")
         if motion == "reduce":
