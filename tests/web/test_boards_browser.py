@@ -30,7 +30,7 @@ from .test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, MEASURE, PHONE
 
 pytestmark = pytest.mark.browser
 
-NAMES = ["Ada", "Bruno", "Chloé", "Dev", "Emil", "Fay"]
+NAMES = ["Ada", "Bruno", "Chloé", "Dev", "Maximiliane-Sophie", "Fay"]  # one long name: it must wrap
 SCHEMES = ("light", "dark")
 MY_SEAT = 2  # as the address counts seats: the second player
 AXE_JS = (importlib.resources.files("axe_playwright_python") / "axe.min.js").read_text()
@@ -227,7 +227,7 @@ def test_my_seat_is_remembered_on_the_phone(browser: Browser, site: Site) -> Non
         board = f"{site.url}/match/{site.matches['bruce']}"
         page.goto(board)
         expect(page.locator("#live")).not_to_have_attribute("data-me", "4")
-        page.select_option("#my-seat", "5")  # Emil
+        page.select_option("#my-seat", "5")  # the fifth player
         expect(page.locator("#live")).to_have_attribute("data-me", "4")
         assert page.url.endswith("?seat=5")
         page.goto(board)  # no ?seat: the phone remembers
