@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -386,3 +387,31 @@ def _lighter(colour: str) -> str:
 def card_row(labels: list[object] | None, game: str, size: str = "m") -> Markup:
     """Several cards side by side (the caller's CSS lays them out and wraps them)."""
     return Markup("").join(card_svg(label, game, size) for label in labels or [])
+
+
+_CARD = re.compile(r'(<svg class="cardsvg[^"]*" viewBox="(0 0 \d+ \d+)" role="img" '
+                   r'aria-label="[^"]*"><title>[^<]*</title>)(.*?)(</svg>)', re.S)
+
+
+def share_drawings(html: str) -> Markup:
+    """A page of cards with each distinct drawing given once: the drawings go into one hidden
+    ``<svg>`` of symbols at the top and every card shows its own with ``<use>``. A board holds
+    dozens of cards, many alike (a fan of backs, a hand); the live stream sends the board to
+    every phone after every change, so this keeps it a fraction of its size. Each card keeps
+    its own name (``aria-label``)."""
+    drawings: dict[str, str] = {}
+    boxes: dict[str, str] = {}
+
+    def use(found: re.Match[str]) -> str:
+        head, box, inner, tail = found.groups()
+        ident = drawings.setdefault(inner, f"card-drawing-{len(drawings)}")
+        boxes[ident] = box
+        return f'{head}<use href="#{ident}"/>{tail}'
+
+    body = _CARD.sub(use, str(html))
+    if not drawings:
+        return Markup(body)
+    symbols = "".join(f'<symbol id="{ident}" viewBox="{boxes[ident]}">{inner}</symbol>'
+                      for inner, ident in drawings.items())
+    return Markup(f'<svg class="card-drawings" aria-hidden="true" focusable="false">'
+                  f'<defs>{symbols}</defs></svg>{body}')

@@ -36,6 +36,7 @@ from markupsafe import Markup
 from . import boards, present
 from .camera import render_camera
 from .camera_status import camera_snapshot
+from .cards_svg import share_drawings
 from .db import current_match, get_store, match_or_404
 
 bp = Blueprint("scoreboard", __name__)
@@ -360,7 +361,7 @@ def render_board(snap: BoardSnapshot) -> Markup:
         template = current_app.jinja_env.select_template(
             [f"game-{snap.info.game}.html", "game-generic.html"]
         )
-        html = Markup(render_template("board.html", snap=snap, game_template=template))
+        html = share_drawings(render_template("board.html", snap=snap, game_template=template))
         cache.put(key, (snap, html))
         return html
 

@@ -179,3 +179,20 @@ def test_each_board_draws_cards_and_no_bookkeeping(client: FlaskClient, store: M
         assert internal not in words, (game, internal)
     board = page.split('id="board"', 1)[1]
     assert not re.search(r">\s*Score\s*<", board)  # the score once, in each seat's place
+
+
+def test_a_board_gives_each_drawing_once_and_every_card_its_name() -> None:
+    from ducktable.web.cards_svg import share_drawings
+    from markupsafe import Markup
+
+    page = Markup("<p>").join([card_svg("yellow-5", "duck"), card_back("duck", "s"),
+                               card_back("duck", "s"), card_svg("yellow-5", "duck", "s"),
+                               card_svg("towel", "duck")])
+    shared = str(share_drawings(page))
+    assert shared.count("<symbol ") == 3  # yellow 5, the back, the towel
+    assert shared.count('<use href="#card-drawing-') == 5
+    assert [m for m in re.findall(r'aria-label="([^"]+)"', shared)] == [
+        "yellow 5", "face-down card", "face-down card", "yellow 5", "towel"]
+    assert shared.startswith('<svg class="card-drawings" aria-hidden="true"')
+    assert len(shared) < len(str(page))
+    assert str(share_drawings("<p>no cards</p>")) == "<p>no cards</p>"
