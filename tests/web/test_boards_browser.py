@@ -58,8 +58,9 @@ POSITIONS = [
     Position("bruce", 5, lambda s: len(_view(s)["board"]["row"]) >= 3),
     Position("ducky", 4, lambda s: _view(s).get("turns_played", 0) >= 6),
     Position("grey", 4, lambda s: len(_view(s)["trick"]["plays"]) >= 2),
-    # six players (six seats, six spots), a target aimed at the line
-    Position("sitting", 6, lambda s: any(spot["target"] for spot in _view(s)["line"])),
+    # six players (six seats, six spots), a target aimed at the line, my seat's duck on it
+    Position("sitting", 6, lambda s: any(spot["target"] for spot in _view(s)["line"])
+             and any(spot["owner"] == MY_SEAT - 1 for spot in _view(s)["line"])),
 ]
 
 
@@ -187,6 +188,11 @@ def test_each_board_draws_the_table_on_a_phone(browser: Browser, site: Site, gam
         tops = page.eval_on_selector_all(
             ".seatbox", "els => els.map(e => [e.dataset.seat, e.getBoundingClientRect().top])")
         assert min(tops, key=lambda t: t[1])[0] == str(MY_SEAT - 1)
+        marked = page.eval_on_selector_all(  # my ducks on the line, my pawn by the river
+            ".owned", "els => els.map(e => [e.dataset.seat, getComputedStyle(e).boxShadow])")
+        assert all((shadow != "none") == (seat == str(MY_SEAT - 1)) for seat, shadow in marked)
+        if game in ("sitting", "ducky"):
+            assert any(seat == str(MY_SEAT - 1) for seat, _ in marked), marked
         # no internals and no repeated score rows
         words = page.inner_text("#board")
         for internal in ("Elapsed ms", "Unseen", "Names classic", "Filled no", "Slots"):
