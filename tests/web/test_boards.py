@@ -16,6 +16,7 @@ from ducktable.vision.printing import PALETTES
 from ducktable.web import boards
 from ducktable.web.cards_svg import GAME_LOOK, PALETTE, card_back, card_name, card_svg
 from ducktable.web.scoreboard import my_seat
+from flask import Flask
 from flask.testing import FlaskClient
 
 from .conftest import play_bots
@@ -196,3 +197,18 @@ def test_a_board_gives_each_drawing_once_and_every_card_its_name() -> None:
     assert shared.startswith('<svg class="card-drawings" aria-hidden="true"')
     assert len(shared) < len(str(page))
     assert str(share_drawings("<p>no cards</p>")) == "<p>no cards</p>"
+
+
+def test_a_game_without_a_board_of_its_own_gets_the_generic_table(app: Flask,
+                                                                  store: MatchStore) -> None:
+    """A future game with no game-<name>.html still shows its per-seat figures and scores."""
+    from ducktable.web.scoreboard import board_snapshot
+    from flask import render_template
+
+    info = store.create_match("grey", PLAYERS, {}, observer=False)
+    play_bots(store, info.id, 5)
+    with app.test_request_context():
+        snap = board_snapshot(store.match(info.id))
+        html = render_template("board.html", snap=snap, game_template="game-generic.html")
+    assert '<table class="seats">' in html and "<th scope=\"row\">Cards</th>" in html
+    assert html.count('<td class="score" data-seat=') == 3
