@@ -212,3 +212,24 @@ def test_a_game_without_a_board_of_its_own_gets_the_generic_table(app: Flask,
         html = render_template("board.html", snap=snap, game_template="game-generic.html")
     assert '<table class="seats">' in html and "<th scope=\"row\">Cards</th>" in html
     assert html.count('<td class="score" data-seat=') == 3
+
+
+def test_a_bruce_raid_is_said_in_words(client: FlaskClient, store: MatchStore) -> None:
+    import random as _random
+
+    from ducktable.device.demo import next_event
+    from ducktable.rules.core import RandomBot
+
+    info = store.create_match("bruce", PLAYERS, {}, observer=False)
+    rng = _random.Random(2)
+    bots = [RandomBot(_random.Random(i)) for i in range(3)]
+    for _ in range(3000):
+        state = store.state(info.id)
+        if state.public_view()["board"]["bruce"] is not None:
+            break
+        assert store.submit(info.id, next_event(state, bots, rng)).ok
+    view = store.state(info.id).public_view()
+    assert view["board"]["bruce"] is not None, "no Bruce card came up"
+    page = client.get(f"/match/{info.id}").get_data(as_text=True)
+    raid = re.search(r'<p class="raid" id="raid">([^<]+)</p>', page)
+    assert raid is not None and raid.group(1).startswith(f"Bruce! {PLAYERS[view['turn']]} raids")
