@@ -311,11 +311,11 @@ def test_the_screen_is_kept_awake_during_a_game(browser: Browser, table: Table) 
         tab.on("pageerror", lambda e: errors.append(str(e)))
         tab.add_init_script(FAKE_WAKE_LOCK)
         tab.goto(f"{table.url}/match/{table.demo_match}")
-        tab.wait_for_function("window.__wakeRequests >= 1")
+        tab.wait_for_function("() => window.__wakeRequests >= 1")
         # the browser lets the lock go when the page is hidden; it is asked for again on return
         tab.evaluate("window.__wakeSentinels[0].release()")
         tab.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
-        tab.wait_for_function("window.__wakeRequests >= 2")
+        tab.wait_for_function("() => window.__wakeRequests >= 2")
         assert errors == []
     finally:
         context.close()
