@@ -121,7 +121,7 @@ def due_forms(state: State, specs: list[EventSpec]) -> list[forms.EventForm]:
     out = []
     for spec in ordered_specs(state, specs, due):
         sample = samples.get(spec.type)
-        form = forms.build_form(spec, state, sample=sample)
+        form = forms.build_form(spec, state, sample=sample, due=due)
         if sample is not None and sample.seat is not None and not form.seat_value:
             form.seat_value = str(sample.seat)
         out.append(form)
@@ -221,10 +221,7 @@ def correct(match_id: int, index: int) -> Any:
     if not 0 <= index < len(rows):
         abort(404, description=f"Match {match_id} has no event #{index + 1}; it has {len(rows)}.")
     original, damaged = rows[index]
-    try:
-        state = store.state(match_id)
-    except StoreError:  # a damaged or refused event: correct it where it stands
-        state = store.state_before(match_id, index)
+    state = store.state_before(match_id, index)  # corrected where it stands: pickers offer what was open then
     default_type = original.type if original is not None else state.game.event_specs[0].type
     etype = request.values.get(forms.TYPE_FIELD, default_type)
     spec = spec_or_400(state, etype)
@@ -250,7 +247,7 @@ def correct(match_id: int, index: int) -> Any:
                 verdict = replace(verdict, reason=counted_from_one(verdict.reason))
                 status = 422
     prefill = original if original is not None and etype == original.type else None
-    form = forms.build_form(spec, state, prefill)
+    form = forms.build_form(spec, state, prefill, due=due_events(state))
     if request.method == "POST":
         form = _refill(form, request.form)
     return (
@@ -274,7 +271,10 @@ def correct(match_id: int, index: int) -> Any:
 def _refill(form: forms.EventForm, values: Mapping[str, str]) -> forms.EventForm:
     """Show what the user typed again after a refusal, so nothing has to be re-entered."""
     for w in form.widgets:
-        if w.kind in ("seat_card", "seat_cards"):
+        if w.kind == "items":
+            for item in w.items:
+                item.value = values.get(item.name, "")
+        elif w.kind in ("seat_card", "seat_cards"):
             w.seat_values = [values.get(f"{w.name}.{i}", "") for i in range(len(w.seat_values))]
         else:
             w.value = values.get(w.name, "")
