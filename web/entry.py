@@ -11,6 +11,10 @@ question on the scoreboard: same match, same place in the log, same event) is re
 camera's time, when the cards first showed, as a Confirm would; the phone's clock is later,
 and Grey Duck's out-of-turn races (GREY-G1) are judged on these times. The question is then
 settled.
+
+In Grey Duck a play entered for someone whose turn it is not yet is recorded after the Quacks
+the rules say came first (rules/grey_quacks.py), so Quacks are told only where nothing follows
+from who plays next; a big Quack button serves the player to move otherwise.
 """
 
 from __future__ import annotations
@@ -26,13 +30,14 @@ from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.catalogue import rule_texts
 from ducktable.rules.core import BadEvent, Event, EventSpec, State, Verdict
 from ducktable.rules.decks import DECKS
+from ducktable.rules.grey_quacks import quacks_before
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 
 from . import forms
 from .auth import pin_required
 from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
-from .words import seats_from_one
+from .words import event_words, seats_from_one
 
 bp = Blueprint("entry", __name__)
 
@@ -128,6 +133,20 @@ def due_forms(state: State, specs: list[EventSpec]) -> list[forms.EventForm]:
     return out
 
 
+ONE_TAP = {"grey": ("quack",), "bruce": ("continue", "stop")}
+"""Moves without details that come often enough to get a big button of their own."""
+
+
+def one_tap_events(state: State) -> list[Event]:
+    """The big buttons for the player to move: each move of :data:`ONE_TAP` the rules allow
+    now (checked, so they work without knowing the hands)."""
+    mover = state.to_move()
+    if mover is None or state.needs_chance():
+        return []
+    events = [Event(etype, mover) for etype in ONE_TAP.get(state.game.name, ())]
+    return [e for e in events if state.check(e).ok]
+
+
 def spec_or_400(state: State, etype: str) -> EventSpec:
     spec = state.game.event_spec(etype)
     if spec is None:
@@ -151,7 +170,7 @@ def entry_page(
     failed_type = (values or {}).get(forms.TYPE_FIELD)
     for i, form in enumerate(event_forms):
         if values is not None and form.spec.type == failed_type:
-            event_forms[i] = _refill(form, values)
+            event_forms[i] = refill(form, values)
     recent = list(enumerate(events))[-12:][::-1]
     return (
         render_template(
@@ -160,6 +179,7 @@ def entry_page(
             state=state,
             event_forms=event_forms,
             picker=picker(info, state),
+            one_tap=one_tap_events(state),
             recent=recent,
             public=state.game.public_event,
             problem=problem,
@@ -187,15 +207,24 @@ def submit(match_id: int) -> Any:
         event = forms.parse_event(spec, state, request.form, ts=now_ms())
     except forms.FormError as exc:
         return entry_page(info, problem=str(exc), values=request.form, status=400)
-    asked = camera_question(match_id, len(store.events(match_id)), event)
+    quacks = quacks_before(state, event)
+    asked = None if quacks else camera_question(match_id, len(store.events(match_id)), event)
     if asked is not None and asked.event.ts is not None:
         event = replace(event, ts=asked.event.ts)  # when the cards first showed, not when typed
+    for quack in quacks:
+        if not store.submit(match_id, quack).ok:
+            break  # the play's own verdict below says what is wrong
     verdict = store.submit(match_id, event)
     if not verdict.ok:
         return entry_page(info, verdict=verdict, values=request.form, status=422)
     if asked is not None:
         settle_question(asked.id)
-    flash(f"Recorded #{len(store.events(match_id))} {event.type}: {seats_from_one(verdict.reason)}", "ok")
+    said = ""
+    if quacks:
+        names = ", ".join(info.players[q.seat] for q in quacks if q.seat is not None)
+        said = f" (first {names} quacked, as the turn order says)"
+    flash(f"Recorded #{len(store.events(match_id))} {event_words(info.game, event.type)}: "
+          f"{seats_from_one(verdict.reason)}{said}", "ok")
     return redirect(url_for("entry.page", match_id=match_id), code=303)
 
 
@@ -249,7 +278,7 @@ def correct(match_id: int, index: int) -> Any:
     prefill = original if original is not None and etype == original.type else None
     form = forms.build_form(spec, state, prefill, due=due_events(state))
     if request.method == "POST":
-        form = _refill(form, request.form)
+        form = refill(form, request.form)
     return (
         render_template(
             "correct.html",
@@ -268,7 +297,7 @@ def correct(match_id: int, index: int) -> Any:
     )
 
 
-def _refill(form: forms.EventForm, values: Mapping[str, str]) -> forms.EventForm:
+def refill(form: forms.EventForm, values: Mapping[str, str]) -> forms.EventForm:
     """Show what the user typed again after a refusal, so nothing has to be re-entered."""
     for w in form.widgets:
         if w.kind == "items":

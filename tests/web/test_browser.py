@@ -167,7 +167,7 @@ def test_correcting_a_misread_card(page: Page, table: Table) -> None:
     expect(play.locator('select[name="_seat"]')).to_have_value("1")  # Eli is to move
     pick(play, "blue-3")
     play.locator("button[type=submit]").click()
-    expect(page.locator(".flash.ok")).to_contain_text("Recorded #2 play")
+    expect(page.locator(".flash.ok")).to_contain_text("Recorded #2 Play cards")
 
     page.click("text=correct #2")  # the pages count events from 1
     fix = page.locator("form.event-form")

@@ -48,7 +48,7 @@ def test_entering_a_play_records_it(unlocked: Phone, store: MatchStore) -> None:
     assert (last.type, last.seat, last.data, last.source) == ("play", 1, {"cards": ["blue-3"]},
                                                               "manual")
     assert last.ts is not None
-    assert "Recorded #2 play" in page_text(unlocked.get(f"/match/{match}/entry"))  # from 1
+    assert "Recorded #2 Play cards" in page_text(unlocked.get(f"/match/{match}/entry"))  # from 1
 
 
 def test_an_illegal_event_is_refused_with_reason_and_rule_texts(unlocked: Phone,
@@ -213,7 +213,7 @@ def test_a_due_choice_is_preselected_and_the_dispute_page_picks_the_seat_too(
         assert store.submit(info.id, state.chance_event(rng)).ok
     opened = OPEN_FORM.search(phone.get(f"/match/{info.id}/entry").get_data(as_text=True))
     assert opened is not None and opened.group(1) == "shuffle"
-    assert "<option selected>actions</option>" in opened.group(2)
+    assert '<option value="actions" selected>the action cards</option>' in opened.group(2)
     assert store.submit(info.id, store.state(info.id).chance_event(rng)).ok
     drawer = store.state(info.id).draw_queue[0]
     dispute = phone.get(f"/match/{info.id}/dispute").get_data(as_text=True)

@@ -189,3 +189,65 @@ def test_the_ducky_setup_page_has_menus_and_no_json(unlocked: Phone, store: Matc
                              {"_type": "setup", "river.1": "yellow", "_seat": ""})
     assert response.status_code == 400
     assert "Choose the pad colour of cell 0" in response.get_data(as_text=True)
+
+
+def grey_after_first_play(store: MatchStore) -> tuple[int, list[str]]:
+    """An observed Grey Duck match whose first trick was led by the holder of the grey 1."""
+    names = ["Ann", "Ben", "Cat", "Dan"]
+    info = store.create_match("grey", names, observer=True)
+    assert store.submit(info.id, Event("deal", 0, {"leader": 1})).ok
+    assert store.submit(info.id, Event("play", 1, {"cards": ["yellow-3"]})).ok
+    return info.id, names
+
+
+def test_a_later_players_play_records_the_quacks_before_it(unlocked: Phone,
+                                                           store: MatchStore) -> None:
+    """GREY-T3: Cat is to move; a play entered for Ann means Cat and Dan quacked."""
+    match, _names = grey_after_first_play(store)
+    response = unlocked.post(f"/match/{match}/events",
+                             {"_type": "play", "_seat": "0", "cards": "yellow-5"})
+    assert response.status_code == 303
+    events = store.events(match)
+    assert [(e.type, e.seat) for e in events[2:]] == [("quack", 2), ("quack", 3), ("play", 0)]
+    page = unlocked.get(f"/match/{match}/entry").get_data(as_text=True)
+    assert "first Cat, Dan quacked" in page
+
+
+def test_the_quack_button_is_one_tap_for_the_player_to_move(unlocked: Phone,
+                                                             store: MatchStore) -> None:
+    match, _names = grey_after_first_play(store)
+    page = unlocked.get(f"/match/{match}/entry").get_data(as_text=True)
+    button = re.search(r'<form[^>]*class="one-tap-form">(.*?)</form>', page, re.S)
+    assert button is not None
+    assert '<input type="hidden" name="_seat" value="2">' in button.group(1)
+    assert "Quack (pass) <small>Cat</small>" in button.group(1)
+    assert unlocked.post(f"/match/{match}/events", {"_type": "quack", "_seat": "2"}).status_code == 303
+    assert [(e.type, e.seat) for e in store.events(match)][-1] == ("quack", 2)
+
+
+def test_a_leader_gets_no_quack_button(unlocked: Phone, store: MatchStore) -> None:
+    info = store.create_match("grey", ["Ann", "Ben", "Cat"], observer=True)
+    assert store.submit(info.id, Event("deal", 0, {"leader": 1})).ok
+    page = unlocked.get(f"/match/{info.id}/entry").get_data(as_text=True)
+    assert "one-tap-form" not in page  # Ben leads and must play (GREY-T3)
+
+
+def test_the_dispute_form_stays_open_with_its_answer(phone: Phone, store: MatchStore) -> None:
+    info = store.create_match("sitting", ["Ann", "Ben", "Cat"], observer=False)
+    rng = random.Random(2)
+    bots = [RandomBot(random.Random(i)) for i in range(3)]
+    while store.state(info.id).needs_chance():
+        assert store.submit(info.id, next_event(store.state(info.id), bots, rng)).ok
+    mover = store.state(info.id).to_move()
+    phone.get(f"/match/{info.id}/dispute")
+    response = phone.post(f"/match/{info.id}/dispute",
+                          {"_type": "two_at_one_blow", "_seat": str(mover),
+                           "position.2": "on", "position.3": "on"})
+    html = response.get_data(as_text=True)
+    opened = re.findall(r'<details class="event" open id="dispute-([a-z_]+)">(.*?)</details>',
+                        html, re.S)
+    assert [name for name, _ in opened] == ["two_at_one_blow"]
+    body = opened[0][1]
+    assert 'class="verdict illegal"' in body and "Not allowed" in body
+    assert re.search(r'name="position\.2" value="on" checked', body)
+    assert "<textarea" not in body
