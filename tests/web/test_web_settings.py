@@ -115,4 +115,4 @@ def test_save_settings_checks_the_whole_file_before_replacing_it(tmp_path: Path)
 @pytest.mark.parametrize("url", ["/history", "/setup", "/party", "/join", "/unlock"])
 def test_every_page_has_an_unlock_link_while_locked(phone: Phone, url: str) -> None:
     page = phone.get(url).get_data(as_text=True)
-    assert 'class="unlock-link"' in page and "/unlock?next=" in page
+    assert 'class="lock unlock-link"' in page and "/unlock?next=" in page
