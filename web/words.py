@@ -206,6 +206,45 @@ def card_words(game: str, label: str) -> str:
     return kind or label
 
 
+# -- the camera's table zones in words ("why it asks") -----------------------------------------
+
+SEAT_ZONE_WORDS = {
+    "trick": "spot", "grey": "grey-duck pile", "discard": "discard pile", "reveal": "hand shown",
+    "nest": "nest", "gifts": "gifts", "pile0": "first pile", "pile1": "second pile",
+}
+MIDDLE_ZONE_WORDS = {
+    "draw": "the draw pile", "row": "the row", "discard": "the discard pile",
+    "steal": "the cards Bruce took", "played": "the played cards",
+}
+_SEAT_ZONE = re.compile(r"\bseat(\d+)\.([a-z0-9_]+)")
+_MIDDLE_ZONE = re.compile(r"\bmiddle\.([a-z_]+)")
+_PLACE_ZONE = re.compile(r"\b(line|river|log)\.(\d+|spare)(?:\.([a-z_]+))?")
+
+
+def zone_words(text: object, players: Sequence[str]) -> str:
+    """The camera's reasons name the table's zones as the calibration does (``seat1.trick``,
+    ``middle.draw``, ``line.3``); a person reads whose spot or which place it is. A seat without
+    a player keeps the log's number, for :func:`seats_from_one` to count from 1."""
+    def seat(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        who = f"{players[n]}'s" if 0 <= n < len(players) else f"seat {n}'s"  # then seats_from_one
+        return f"{who} {SEAT_ZONE_WORDS.get(m.group(2), m.group(2).replace('_', ' '))}"
+
+    def place(m: re.Match[str]) -> str:
+        where, at, extra = m.group(1), m.group(2), m.group(3)
+        if at == "spare":
+            words = "the spare pad"
+        elif where == "line":
+            words = f"position {at} of the line"
+        else:
+            words = f"{where} {at}"
+        return f"the {extra} at {words}" if extra else words
+
+    out = _SEAT_ZONE.sub(seat, str(text))
+    out = _MIDDLE_ZONE.sub(lambda m: MIDDLE_ZONE_WORDS.get(m.group(1), m.group(1)), out)
+    return _PLACE_ZONE.sub(place, out)
+
+
 def init_app(app: Flask) -> None:
     app.jinja_env.filters["local_time"] = local_time
     app.jinja_env.filters["from_one"] = seats_from_one
@@ -213,3 +252,4 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["winner_words"] = winner_words
     app.jinja_env.globals["event_words"] = event_words
     app.jinja_env.globals["choice_words"] = choice_words
+    app.jinja_env.globals["zone_words"] = zone_words

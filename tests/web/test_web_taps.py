@@ -15,7 +15,13 @@ from ducktable.rules.decks import DECKS
 from ducktable.rules.registry import game_names, make_game
 from ducktable.web import forms
 from ducktable.web.entry import due_events
-from ducktable.web.words import card_words, choice_words, event_words
+from ducktable.web.words import (
+    card_words,
+    choice_words,
+    event_words,
+    seats_from_one,
+    zone_words,
+)
 
 from .conftest import Phone
 
@@ -251,3 +257,15 @@ def test_the_dispute_form_stays_open_with_its_answer(phone: Phone, store: MatchS
     assert 'class="verdict illegal"' in body and "Not allowed" in body
     assert re.search(r'name="position\.2" value="on" checked', body)
     assert "<textarea" not in body
+
+
+def test_the_cameras_reasons_name_people_and_places_not_zones() -> None:
+    players = ["Ann", "Ben"]
+    assert zone_words("a card in seat1.trick could not be recognised", players) == \
+        "a card in Ben's spot could not be recognised"
+    assert zone_words("the reads of middle.draw disagree", players) == \
+        "the reads of the draw pile disagree"
+    assert zone_words("line.3 changed; line.2.target too; river.spare", players) == \
+        "position 3 of the line changed; the target at position 2 of the line too; the spare pad"
+    assert seats_from_one(zone_words("seat0.pile1 and seat7.trick", players)) == \
+        "Ann's second pile and seat 8's spot"
