@@ -28,16 +28,19 @@ from typing import Any, NamedTuple
 
 from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.catalogue import rule_texts
-from ducktable.rules.core import BadEvent, Event, EventSpec, State, Verdict
+from ducktable.rules.core import BadEvent, Event, EventSpec, RulesError, State, Verdict
 from ducktable.rules.decks import DECKS
 from ducktable.rules.grey_quacks import quacks_before
+from ducktable.rules.registry import game_class
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from markupsafe import Markup, escape
 
 from . import forms
 from .auth import pin_required
 from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
-from .words import event_words, seats_from_one
+from .present import cell, humanise
+from .words import choice_words, event_words, seats_from_one
 
 bp = Blueprint("entry", __name__)
 
@@ -145,6 +148,36 @@ def one_tap_events(state: State) -> list[Event]:
         return []
     events = [Event(etype, mover) for etype in ONE_TAP.get(state.game.name, ())]
     return [e for e in events if state.check(e).ok]
+
+
+@bp.app_template_global()
+def event_facts(game: str, event: Event, players: list[str]) -> list[tuple[str, Markup]]:
+    """An event's details as a person reads them: choices in words (``Ben's pile (left of
+    Ann)``), seats as names, one value per seat with its player's name, cards as chips."""
+    spec = make_game_spec(game, event.type)
+    kinds = {f.name: f for f in spec.fields} if spec is not None else {}
+    out = []
+    for key, value in event.data.items():
+        f = kinds.get(key)
+        if f is not None and f.kind == "choice" and value is not None:
+            shown = Markup(escape(choice_words(game, key, str(value), players, event.seat)))
+        elif f is not None and f.kind == "seat" and isinstance(value, int) and 0 <= value < len(players):
+            shown = Markup(escape(players[value]))
+        elif (f is not None and f.help.lower().startswith("per seat") and isinstance(value, list)
+              and len(value) == len(players)):
+            shown = Markup("; ").join(Markup("{}: {}").format(players[i], cell(v, game))
+                                      for i, v in enumerate(value))
+        else:
+            shown = cell(value, game)
+        out.append((humanise(key), shown))
+    return out
+
+
+def make_game_spec(game: str, etype: str) -> EventSpec | None:
+    try:
+        return game_class(game).event_spec(etype)
+    except RulesError:  # an engine no longer installed: its events are shown as they are
+        return None
 
 
 def spec_or_400(state: State, etype: str) -> EventSpec:

@@ -269,3 +269,16 @@ def test_the_cameras_reasons_name_people_and_places_not_zones() -> None:
         "position 3 of the line changed; the target at position 2 of the line too; the spare pad"
     assert seats_from_one(zone_words("seat0.pile1 and seat7.trick", players)) == \
         "Ann's second pile and seat 8's spot"
+
+
+def test_recorded_events_read_as_words(unlocked: Phone, store: MatchStore) -> None:
+    """'Source left' and 'table reveal Hands 2101' once; now people and plain names."""
+    info = store.create_match("duck", ["Ann", "Ben", "Cat"], observer=True)
+    assert store.submit(info.id, Event("deal", 0, {"face_up": ["red-1", None, None]})).ok
+    assert store.submit(info.id, Event("play", 1, {"cards": ["blue-3"]})).ok
+    assert store.submit(info.id, Event("draw", 1, {"pile": "right"})).ok
+    page = unlocked.get(f"/match/{info.id}/entry").get_data(as_text=True)
+    recorded = page.split("Recorded events", 1)[1]
+    assert "Draw a card" in recorded and "Ann&#39;s pile (right of Ben)" in recorded
+    assert "Deal a new round" in recorded and "Ann: " in recorded
+    assert ">table<" not in recorded and "draw</strong>" not in recorded
