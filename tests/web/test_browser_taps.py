@@ -238,3 +238,40 @@ def test_the_pin_box_is_big_enough_not_to_zoom(browser: Browser, server: Server)
     text = page.locator("main").inner_text()
     assert text.count("table PIN") == 1  # said once
     context.close()
+
+
+def test_the_first_phone_chooses_the_pin_and_settings(browser: Browser,  # noqa: F811
+                                                      tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A table started with no PIN of its own: the first phone is led to the welcome page,
+    chooses the PIN and settings by tapping (the PIN typed twice), and is unlocked."""
+    data = tmp_path_factory.mktemp("welcome")
+    store = MatchStore(data / "matches.sqlite3")
+    appliance = Appliance(store, {"INSTANCE_PATH": str(data)}, host="127.0.0.1", port=0,
+                          threads=4, producers=[], cues=None)
+    appliance.start()
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(f"http://127.0.0.1:{appliance.server.port}/")
+        page.wait_for_url(re.compile(r"/welcome$"))
+        pin = page.locator('input[name="new_pin"]')
+        box = pin.bounding_box()
+        size = pin.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+        assert box is not None and box["height"] >= 44 and size >= 16
+        pin.fill("97531")
+        page.locator('input[name="new_pin_again"]').fill("97531")
+        page.locator('input[name="name"]').fill("Garden table")
+        page.locator('input[name="camera"]').uncheck()
+        page.screenshot(path=str(ARTIFACTS / "taps-welcome.png"), full_page=True)
+        page.locator("#welcome-form button[type=submit]").click()
+        expect(page.locator(".flash.ok")).to_contain_text("Saved")
+        expect(page.locator(".top .brand")).to_have_text("Garden table")
+        expect(page.locator(".top .lock")).to_have_text("unlocked")
+        text = (data / "ducktable.toml").read_text()
+        assert 'pin = "97531"' in text and "enabled = false" in text
+    finally:
+        context.close()
+        appliance.stop()
+        store.close()
