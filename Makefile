@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test lint bench model locator features browser-deps clean
+.PHONY: demo test lint bench model locator features browser-deps pi clean
 
 # Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
 # extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
@@ -61,6 +61,15 @@ browser-deps:
 	    echo "The browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; \
 	  fi; \
 	fi
+
+## On a Raspberry Pi (Raspberry Pi OS Trixie, after the apt line in README): a venv that sees
+## apt's picamera2 and lgpio, with numpy held at apt's version (systemd/pi_numpy.py says why).
+pi:
+	$(PYTHON) -m venv --system-site-packages $(VENV)
+	$(PY) systemd/pi_numpy.py > $(VENV)/pi-constraints.txt
+	$(PY) -m pip install -q -c $(VENV)/pi-constraints.txt -e ".[pi]"
+	$(PY) -c 'import numpy, cv2; assert numpy.__file__.startswith("/usr/"), numpy.__file__; print("numpy", numpy.__version__, "from apt; OpenCV", cv2.__version__)'
+	touch $(VENV)/.runtime
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -174,6 +174,30 @@ def _run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- Grey Duck Quacks to enter (bench/quacks.py) -----------------------------------------------
+
+
+def _quacks_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--matches", type=int, default=5, help="whole bot matches (default 5)")
+    p.add_argument("--players", type=int, default=4, choices=(3, 4, 5), help="seats (default 4)")
+    p.add_argument("--bot", default="greedy", choices=("greedy", "random"), help="bot kind")
+
+
+def _run_quacks(args: argparse.Namespace) -> int:
+    from ducktable.bench.quacks import count_match
+
+    if args.matches < 1:
+        raise UserError("--matches must be at least 1")
+    runs = [count_match(seed, args.players, args.bot) for seed in range(args.matches)]
+    for r in runs:
+        print(f"seed {r.seed}: {r.events} events, {r.quacks} Quacks, {r.to_enter} to enter by hand")
+    quacks = sum(r.quacks for r in runs) / len(runs)
+    left = sum(r.to_enter for r in runs) / len(runs)
+    print(f"per match ({args.players} players, {args.bot} bots): {quacks:.1f} Quacks entered before, "
+          f"{left:.1f} now ({left / quacks:.1%}); the rest follow from who plays next")
+    return 0
+
+
 # ---- real photographs (bench/photos.py) -----------------------------------------------------
 
 
@@ -244,6 +268,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
               _boards_options, _run_boards),
     Benchmark("replay", "bot games of every kind through tracker, inference and engine: exact games, "
                         "events by camera, wrong events", _replay_options, _run_replay),
+    Benchmark("quacks", "Grey Duck: Quacks a phone must be told per match, before and after "
+                        "inferring them", _quacks_options, _run_quacks),
     Benchmark("photos", "real photographs: enrol k photos per label (1, 2, 5), name the rest",
               _photos_options, _run_photos, in_all=False),
 )

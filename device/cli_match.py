@@ -6,6 +6,11 @@ which is how disputes are settled by hand, logs are checked and bots are pitted 
 other. Events are read as JSON from an argument or from stdin (``-``); verdicts print as
 ``LEGAL: reason [RULE-IDS]`` or ``ILLEGAL: ...``. Exit status: 0 legal, 1 illegal, 2 a problem
 the user must fix (printed as one line by :func:`ducktable.device.cli.main`).
+
+Seats and event numbers count from 1, as on the phone's pages (seat 1 is the first player):
+events typed for ``submit``, ``check`` and ``correct`` and what the commands print. The match log
+keeps counting from 0 as documented (``export``, ``import`` and ``replay`` read and write it
+unchanged, and so does ``--json`` output); the conversion happens here, at the command line.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -33,6 +39,7 @@ from ducktable.rules.core import (
     replay,
     simulate,
 )
+from ducktable.web.words import seats_from_one
 
 from . import paths
 from .cli import UserError
@@ -56,8 +63,8 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("submit", help="check an event and record it if legal")
     p.add_argument("match", type=int, help="match id")
-    p.add_argument("event", help='event JSON, e.g. \'{"type": "draw", "seat": 1, ...}\', '
-                   "or - to read one or more events (one per line) from stdin")
+    p.add_argument("event", help='event JSON, e.g. \'{"type": "draw", "seat": 2, ...}\' (seats '
+                   "count from 1), or - to read one or more events (one per line) from stdin")
     p.add_argument("--json", action="store_true", help="print verdicts as JSON")
     p.set_defaults(func=cmd_submit)
 
@@ -81,7 +88,7 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("correct", help="replace event #INDEX if the whole log still replays")
     p.add_argument("match", type=int, help="match id")
-    p.add_argument("index", type=int, help="number of the event to replace (0 is the first)")
+    p.add_argument("index", type=int, help="number of the event to replace (1 is the first)")
     p.add_argument("event", help="the replacement event JSON, or - for stdin")
     p.add_argument("--reason", default="", help="why, kept in the audit trail")
     p.set_defaults(func=cmd_correct)
@@ -160,7 +167,7 @@ def cmd_start(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(info.to_json())
     else:
-        seats = ", ".join(f"{i}: {p}" for i, p in enumerate(info.players))
+        seats = ", ".join(f"{i}: {p}" for i, p in enumerate(info.players, 1))
         print(f"match {info.id} started: {info.game} with seats {seats}"
               + (" (observer)" if info.observer else ""))
     return 0
@@ -169,6 +176,7 @@ def cmd_start(args: argparse.Namespace) -> int:
 def cmd_submit(args: argparse.Namespace) -> int:
     events = read_events(args.event)
     with _open_store(args) as store:
+        events = seats_to_log(events, _guard(lambda: store.state(args.match)))
         for event in events:
             verdict = _guard(partial(store.submit, args.match, event))
             _print_verdict(verdict, args.json)
@@ -180,6 +188,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     events = read_events(args.event)
     with _open_store(args) as store:
+        events = seats_to_log(events, _guard(lambda: store.state(args.match)))
         if len(events) == 1:
             verdicts = [_guard(lambda: store.check(args.match, events[0]))]
         else:
@@ -249,9 +258,12 @@ def cmd_correct(args: argparse.Namespace) -> int:
     events = read_events(args.event)
     if len(events) != 1:
         raise UserError(f"give exactly one replacement event, got {len(events)}")
+    if args.index < 1:
+        raise UserError(f"events count from 1 (1 is the first event), got {args.index}")
     with _open_store(args) as store:
-        verdict = _guard(lambda: store.correct(args.match, args.index, events[0], args.reason))
-    print(verdict)
+        event = seats_to_log(events, _guard(lambda: store.state(args.match)))[0]
+        verdict = _guard(lambda: store.correct(args.match, args.index - 1, event, args.reason))
+    print(seats_from_one(counted_from_one(str(verdict))))
     return 0 if verdict.ok else 1
 
 
@@ -321,7 +333,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         def watch(after: State, event: Event) -> None:
             events.append(event)
             if not rows or rows[-1][1] != after.scores():
-                rows.append((f"event {len(events) - 1} ({event.type})", after.scores()))
+                rows.append((f"event {len(events)} ({event.type})", after.scores()))
 
         simulate(state, bots, random.Random(args.seed), on_event=watch)
     except RulesError as exc:
@@ -454,18 +466,18 @@ def render_state(state: State, heading: str = "") -> str:
     """A readable text table of the public view and the scores."""
     view = state.public_view()
     lines = [heading] if heading else []
-    lines.append(f"next: {state.describe_next()}")
+    lines.append(f"next: {seats_from_one(state.describe_next())}")
     seats = view.get("seats")
     scores = state.scores()
     if isinstance(seats, list) and all(isinstance(s, dict) for s in seats):
         extra = [k for k in dict.fromkeys(k for s in seats for k in s)
                  if k not in ("seat", "name", "score")]
-        rows = [[i, state.players[i], scores[i], *(_cell(s.get(k)) for k in extra)]
+        rows = [[i + 1, state.players[i], scores[i], *(_cell(s.get(k)) for k in extra)]
                 for i, s in enumerate(seats)]
         lines += ["", _table(["seat", "player", "score", *extra], rows)]
     else:
         lines += ["", _table(["seat", "player", "score"],
-                             [[i, p, scores[i]] for i, p in enumerate(state.players)])]
+                             [[i + 1, p, scores[i]] for i, p in enumerate(state.players)])]
     rounds = round_table(state)
     if rounds:
         lines += ["", _table(["", *state.players], [[label, *row] for label, row in rounds])]
@@ -544,7 +556,39 @@ def _print_verdict(verdict: Verdict, as_json: bool) -> None:
     if as_json:
         _print_json(verdict.to_json())
     else:
-        print(verdict)
+        print(seats_from_one(verdict))
+
+
+_EVENT_NUMBER = re.compile(r"\b(event #)(\d+)")
+
+
+def counted_from_one(message: str) -> str:
+    """The store numbers events as the log does, from 0; the command line counts from 1."""
+    return _EVENT_NUMBER.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + 1}", message)
+
+
+def seats_to_log(events: Sequence[Event], state: State) -> list[Event]:
+    """Events typed at the command line name seats from 1, as the pages do; the log counts
+    from 0. The event's seat and its seat fields (e.g. Bruce's ``opponent``) are converted;
+    :class:`UserError` for a seat below 1."""
+    out = []
+    for event in events:
+        spec = state.game.event_spec(event.type)
+        seat_fields = {f.name for f in spec.fields if f.kind == "seat"} if spec else set()
+        data = dict(event.data)
+        for name in seat_fields & set(data):
+            data[name] = _seat_from_one(data[name], f"'{name}' of the {event.type}")
+        seat = None if event.seat is None else _seat_from_one(event.seat, f"the {event.type}'s seat")
+        out.append(Event(event.type, seat, data, event.ts, event.source))
+    return out
+
+
+def _seat_from_one(value: Any, what: str) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise UserError(f"{what} is {value}, but seats count from 1 (1 is the first player)")
+        return value - 1
+    return value  # not a number: the rules say what is wrong with it
 
 
 def _print_json(value: Any) -> None:

@@ -24,7 +24,7 @@ from ducktable.rules.registry import game_class, game_names
 
 from . import paths
 from .cli import UserError
-from .config import CameraConfig, Config, CueConfig, config_path, load_config
+from .config import FILE_NAME, CameraConfig, Config, CueConfig, config_path, load_config
 from .store import MatchInfo, MatchStore, StoreError
 
 log = logging.getLogger("ducktable")
@@ -186,6 +186,8 @@ def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
         "PIN_FILE": str(data_dir / "table-pin"),
         "SECRET_KEY_FILE": str(data_dir / "secret-key"),
         "PARTY_FILE": str(data_dir / "party.json"),
+        "CONFIG_FILE": str(config.path or data_dir / FILE_NAME),
+        "TABLE_NAME": config.table.name,
     }
 
 

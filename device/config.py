@@ -11,6 +11,7 @@ else ``ducktable.toml`` in the data folder; the first that is given or exists wi
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -50,6 +51,8 @@ class TableConfig:
     unlock_hours: float = 6.0
     """How long a phone stays unlocked after the PIN was typed (then it asks again)."""
     game: str = "duck"
+    name: str = ""
+    """The table's name, shown on the phones' pages (e.g. "Kitchen table"); empty: none."""
 
 
 @dataclass(frozen=True)
@@ -226,3 +229,88 @@ def _check(config: Config, where: str) -> None:
         raise ConfigError(f"{where}: [camera] drift_every must be 1 to 100000 frames")
     if ":" not in config.camera.reader:
         raise ConfigError(f"{where}: [camera] reader must look like \"package.module:function\"")
+
+
+# -- writing settings (the phones' first-run and settings pages) ------------------------------
+
+def save_settings(path: str | os.PathLike[str], changes: Mapping[str, Mapping[str, Any]]) -> Config:
+    """Write ``changes`` ({section: {setting: value}}) into the TOML file at ``path``, keeping
+    every other setting in it (its comments are not kept). The whole result is checked like a
+    file read at start before anything is written, and the file is replaced in one step (a
+    temporary file beside it, then a rename), so a wrong value or a power cut never leaves a
+    broken file. A new file is readable by its owner only (it holds the PIN)."""
+    path = Path(path)
+    raw: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read the settings in {path} to change them: {exc}") from None
+    for section, values in changes.items():
+        table = raw.setdefault(section, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [{section}] must be a table of settings")
+        table.update(values)
+    config = parse_config(raw, path)
+    text = dump_toml(raw)
+    if tomllib.loads(text) != raw:  # what is written must read back as given
+        raise ConfigError(f"the settings for {path} cannot be written as TOML")
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ConfigError(f"cannot save the settings to {path}: {exc.strerror}; the user "
+                          "running ducktable needs to be allowed to write it") from None
+    return config
+
+
+def dump_toml(raw: Mapping[str, Any]) -> str:
+    """Settings (sections of scalars, lists and one level of sub-tables) as TOML text."""
+    lines: list[str] = []
+    for section, table in raw.items():
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"[{section}] must be a table of settings")
+        lines.append(f"[{section}]")
+        nested = {k: v for k, v in table.items() if isinstance(v, Mapping)}
+        for key, value in table.items():
+            if key not in nested:
+                lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+        for key, sub in nested.items():
+            lines.append("")
+            lines.append(f"[{section}.{_toml_key(key)}]")
+            lines.extend(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in sub.items())
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_key(key: str) -> str:
+    return key if key and all(c.isalnum() or c in "_-" for c in key) else _toml_string(key)
+
+
+def _toml_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(c if c >= " " and c != "\x7f" else f"\\u{ord(c):04x}" for c in escaped) + '"'
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(f"a setting must be a finite number, got {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise ConfigError(f"a setting cannot be {value!r}")

@@ -261,6 +261,13 @@ class Field:
     ``kind`` is one of: "int", "str", "bool", "card", "cards", "seat", "choice", "any".
     ``hidden`` marks information an observer at a real table cannot see (e.g. a card drawn
     from the face-down pile); :meth:`Game.public_event` removes such fields.
+
+    ``shape`` says, for an "any" field, what its value is made of, so that a phone can offer
+    taps instead of JSON: "positions" (one or two line positions), "arrangement" (the line's
+    old positions in a new order), "action_list" (action names), "seat_counts" (a number per
+    seat), "river" (a pad colour per cell), "pawns" (a start log per seat), "seat_tops" (two
+    cards per seat), "seat_piles" (two piles of cards per seat), "pads" (a cell or the spare
+    per duck due back).
     """
 
     name: str
@@ -269,6 +276,7 @@ class Field:
     choices: tuple[Any, ...] = ()
     hidden: bool = False
     help: str = ""
+    shape: str = ""
 
 
 @dataclass(frozen=True)

@@ -152,11 +152,13 @@ class DuckyGame(Game):
     )
     event_specs = (
         EventSpec("setup", (
-            Field("river", "any", help="pad colour of every cell, entrance first"),
-            Field("pawns", "any", help="the start log of each seat's pawn"),
-            Field("visible", "any", help="each seat's two top cards, pile 0 then pile 1"),
+            Field("river", "any", help="pad colour of every cell, entrance first", shape="river"),
+            Field("pawns", "any", help="the start log of each seat's pawn", shape="pawns"),
+            Field("visible", "any", help="each seat's two top cards, pile 0 then pile 1",
+                  shape="seat_tops"),
             Field("covered", "any", hidden=True,
-                  help="each seat's two piles beneath the top card, next to show first"),
+                  help="each seat's two piles beneath the top card, next to show first",
+                  shape="seat_piles"),
         ), chance=True, help="the board and cards at the start"),
         EventSpec("move", (Field("log", "int", help="the free log the pawn moves to"),),
                   help="move your pawn; the river then flows by one cell"),
@@ -170,7 +172,8 @@ class DuckyGame(Game):
         EventSpec("uncover", (Field("card", "card", help="the card now on top of the pile"),),
                   chance=True, help="the next card of a pile comes into play"),
         EventSpec("return", (Field("pads", "any",
-                                   help="for each duck of the completed card: a cell or 'spare'"),),
+                                   help="for each duck of the completed card: a cell or 'spare'",
+                                   shape="pads"),),
                   help="put the completed card's ducks back on empty pads of their colour"),
     )
 

@@ -340,7 +340,7 @@ class GreyDuckGame(Game):
                       help="first hand only: who holds the grey 1 and leads"),
                 Field("counts", "any", required=False,
                       help="how many cards each seat got, e.g. [14, 13, 14, 13]; left out: "
-                           "dealt one at a time from the dealer's left"),
+                           "dealt one at a time from the dealer's left", shape="seat_counts"),
             ),
             chance=True,
             help="the dealer deals a new hand",
@@ -348,7 +348,7 @@ class GreyDuckGame(Game):
         EventSpec("counts", (
             Field("counts", "any",
                   help="how many cards each seat was really dealt this hand, e.g. "
-                       "[14, 13, 14, 13]"),
+                       "[14, 13, 14, 13]", shape="seat_counts"),
         ), chance=True, help="correct the number of cards each seat was dealt (observer)",
             rules=("GREY-D3",)),
         EventSpec("swap_pass", (

@@ -237,7 +237,7 @@ ACTIONS: tuple[ActionInfo, ...] = (
     ActionInfo("double-barrel", "Double Barrel", "SIT-A3",
                (Field("position", "any",
                       help="two neighbouring positions, e.g. [2, 3] (one, e.g. 4, when no free "
-                           "pair is left)"),),
+                           "pair is left)", shape="positions"),),
                "lay targets on two neighbouring positions"),
     ActionInfo("billy-the-duck", "Billy the Duck", "SIT-A4",
                (Field("position", "choice", choices=POSITIONS, help="the duck to shoot"),),
@@ -248,7 +248,8 @@ ACTIONS: tuple[ActionInfo, ...] = (
                       help="the targeted neighbour used (needed when both are targeted)")),
                "shoot a duck beside a target"),
     ActionInfo("two-at-one-blow", "Two at One Blow", "SIT-A6",
-               (Field("position", "any", help="two neighbouring targeted positions, e.g. [4, 5]"),),
+               (Field("position", "any", help="two neighbouring targeted positions, e.g. [4, 5]",
+                      shape="positions"),),
                "shoot two neighbouring targeted positions"),
     ActionInfo("move-left", "Move Left", "SIT-A7",
                (Field("position", "choice", choices=POSITIONS, help="where the target lies"),),
@@ -265,7 +266,8 @@ ACTIONS: tuple[ActionInfo, ...] = (
                "move your duck to the front"),
     ActionInfo("duck-shuffle", "Duck Shuffle", "SIT-A12",
                (Field("arrangement", "any",
-                      help="old positions in their new order, e.g. [3, 1, 2, 4, 5, 6]"),),
+                      help="old positions in their new order, e.g. [3, 1, 2, 4, 5, 6]",
+                      shape="arrangement"),),
                "rearrange the line"),
     ActionInfo("duck-dance", "Duck Dance", "SIT-A13", (), "shuffle the line into the pond"),
     ActionInfo("cover", "Cover", "SIT-A14",
@@ -746,8 +748,9 @@ class SittingDucksGame(Game):
                          help="the action card thrown away, spelled as its play, e.g. "
                               "double_barrel"),
                    Field("shown", "any", required=False,
+                         choices=tuple(a.etype for a in ACTIONS),
                          help="the other hand cards' actions, shown to prove none can be "
-                              "played, e.g. [\"aim\", \"fire\"]")),
+                              "played, e.g. [\"aim\", \"fire\"]", shape="action_list")),
                   help="throw away a card because none can be played (SIT-T1)"),
     )
 

@@ -42,14 +42,18 @@ if [ ! -x "$PREFIX/.venv/bin/python" ]; then
   python3 -m venv --system-site-packages "$PREFIX/.venv"
 fi
 "$PREFIX/.venv/bin/python" -m pip install --quiet --upgrade pip
-"$PREFIX/.venv/bin/python" -m pip install --quiet "$SOURCE[pi]"
+# numpy held at apt's version: picamera2's simplejpeg is built against it (systemd/pi_numpy.py)
+"$PREFIX/.venv/bin/python" "$SOURCE/systemd/pi_numpy.py" > "$PREFIX/pi-constraints.txt"
+"$PREFIX/.venv/bin/python" -m pip install --quiet -c "$PREFIX/pi-constraints.txt" "$SOURCE[pi]"
 install -m 0644 "$SOURCE/README.md" "$PREFIX/README.md" 2>/dev/null || true
 
 sed "s|/opt/ducktable|$PREFIX|g" "$SOURCE/systemd/ducktable.service" > "$UNIT_DIR/ducktable.service"
 chmod 0644 "$UNIT_DIR/ducktable.service"
-install -d -m 0755 "$CONFIG_DIR"
+# The service writes the settings from the phone's welcome and Settings pages: it owns the
+# folder (the file is replaced by a rename there) and the file, which holds the PIN.
+install -d -m 0750 -o "$SERVICE_USER" -g "$SERVICE_USER" "$CONFIG_DIR"
 if [ ! -e "$CONFIG_DIR/ducktable.toml" ]; then
-  install -m 0640 -g "$SERVICE_USER" "$SOURCE/systemd/ducktable.toml" "$CONFIG_DIR/ducktable.toml"
+  install -m 0600 -o "$SERVICE_USER" -g "$SERVICE_USER" "$SOURCE/systemd/ducktable.toml" "$CONFIG_DIR/ducktable.toml"
 fi
 
 systemctl daemon-reload

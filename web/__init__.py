@@ -12,6 +12,9 @@ Configuration keys (all optional; the run loop passes the real ones):
 ``STORE``         an already open match store to use instead of ``DATABASE``
 ``TABLE_PIN``     the PIN every change needs (default: a random one, logged at start)
 ``PIN_FILE``      where a PIN chosen on the setup page is kept across restarts
+``CONFIG_FILE``   the TOML settings file the first-run and Settings pages write (default:
+                  ducktable.toml in the instance folder)
+``TABLE_NAME``    the table's name shown on the pages
 ``SECRET_KEY``    signs the session cookie (default: kept in ``SECRET_KEY_FILE``)
 ``PUBLIC_URL``    the scoreboard address phones should open (for the QR code)
 ``CUES``          an object with ``snapshot() -> dict`` for the virtual LEDs
@@ -79,10 +82,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     words.init_app(app)
     headers.init_app(app)
 
-    from . import camera, dispute, entry, history, join, party, scoreboard, setup
+    from . import camera, dispute, entry, history, join, party, scoreboard, settings, setup
 
     for module in (scoreboard, setup, entry, dispute, history, party, join, auth, camera):
         app.register_blueprint(module.bp)
+    settings.init_app(app)
     return app
 
 

@@ -84,11 +84,15 @@ class TablePin:
         """The fewest digits a PIN may have (the length of a random one)."""
         self.path = Path(path) if path else None
         stored, origin = self._read_file()
+        self.origin = origin
+        """Where the PIN came from: "setup" (chosen on a phone), "config" or "random"."""
         if stored is not None and (origin == "setup" or not initial):
             self._pin = stored
         elif initial:
             self._pin = check_pin_format(str(initial))
+            self.origin = "config"
         else:
+            self.origin = "random"
             self._pin = f"{secrets.randbelow(10 ** digits):0{digits}d}"
             log.warning("no table PIN configured; chose %s (change it on the setup page)",
                         self._pin)
@@ -108,6 +112,12 @@ class TablePin:
         with self._lock:
             self._write(pin, "setup")
             self._pin = pin
+            self.origin = "setup"
+
+    @property
+    def chosen(self) -> bool:
+        """Whether a person chose this PIN (in the settings or on a phone), not the device."""
+        return self.origin != "random"
 
     def _write(self, pin: str, origin: str) -> None:
         if self.path is None:

@@ -3,7 +3,8 @@
 Anyone at the table may ask (no PIN): the proposed move is checked against the current
 position by the store's ``check``, and the page shows legal or not, the reason, and each
 cited rule with the project's own summary of it. A move can be given with the same tap forms
-as manual entry, or as the event's JSON.
+as manual entry, or as the event's JSON. The form used stays open after the answer, filled in
+as it was, with the answer beside it, so a second question is one tap away.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from flask import Blueprint, render_template, request
 
 from . import forms
 from .db import get_store, match_or_404
-from .entry import cited, due_forms, now_ms, picker, spec_or_400
+from .entry import cited, due_forms, now_ms, picker, refill, spec_or_400
 
 bp = Blueprint("dispute", __name__)
 
@@ -42,6 +43,10 @@ def check(match_id: int) -> Any:
         else:
             verdict = store.check(match_id, proposed)
     event_forms = due_forms(state, list(state.game.event_specs))
+    asked_type = request.form.get(forms.TYPE_FIELD) if request.method == "POST" else None
+    for i, form in enumerate(event_forms):
+        if form.spec.type == asked_type:
+            event_forms[i] = refill(form, request.form)
     return (
         render_template(
             "dispute.html",
@@ -52,6 +57,7 @@ def check(match_id: int) -> Any:
             problem=problem,
             verdict=verdict,
             proposed=proposed,
+            asked_type=asked_type,
             cited=cited(verdict, info.game) if verdict is not None else [],
         ),
         status,

@@ -11,6 +11,10 @@ question on the scoreboard: same match, same place in the log, same event) is re
 camera's time, when the cards first showed, as a Confirm would; the phone's clock is later,
 and Grey Duck's out-of-turn races (GREY-G1) are judged on these times. The question is then
 settled.
+
+In Grey Duck a play entered for someone whose turn it is not yet is recorded after the Quacks
+the rules say came first (rules/grey_quacks.py), so Quacks are told only where nothing follows
+from who plays next; a big Quack button serves the player to move otherwise.
 """
 
 from __future__ import annotations
@@ -24,15 +28,19 @@ from typing import Any, NamedTuple
 
 from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.catalogue import rule_texts
-from ducktable.rules.core import BadEvent, Event, EventSpec, State, Verdict
+from ducktable.rules.core import BadEvent, Event, EventSpec, RulesError, State, Verdict
 from ducktable.rules.decks import DECKS
+from ducktable.rules.grey_quacks import quacks_before
+from ducktable.rules.registry import game_class
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from markupsafe import Markup, escape
 
 from . import forms
 from .auth import pin_required
 from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
-from .words import seats_from_one
+from .present import cell, humanise
+from .words import choice_words, event_words, seats_from_one
 
 bp = Blueprint("entry", __name__)
 
@@ -121,11 +129,55 @@ def due_forms(state: State, specs: list[EventSpec]) -> list[forms.EventForm]:
     out = []
     for spec in ordered_specs(state, specs, due):
         sample = samples.get(spec.type)
-        form = forms.build_form(spec, state, sample=sample)
+        form = forms.build_form(spec, state, sample=sample, due=due)
         if sample is not None and sample.seat is not None and not form.seat_value:
             form.seat_value = str(sample.seat)
         out.append(form)
     return out
+
+
+ONE_TAP = {"grey": ("quack",), "bruce": ("continue", "stop")}
+"""Moves without details that come often enough to get a big button of their own."""
+
+
+def one_tap_events(state: State) -> list[Event]:
+    """The big buttons for the player to move: each move of :data:`ONE_TAP` the rules allow
+    now (checked, so they work without knowing the hands)."""
+    mover = state.to_move()
+    if mover is None or state.needs_chance():
+        return []
+    events = [Event(etype, mover) for etype in ONE_TAP.get(state.game.name, ())]
+    return [e for e in events if state.check(e).ok]
+
+
+@bp.app_template_global()
+def event_facts(game: str, event: Event, players: list[str]) -> list[tuple[str, Markup]]:
+    """An event's details as a person reads them: choices in words (``Ben's pile (left of
+    Ann)``), seats as names, one value per seat with its player's name, cards as chips."""
+    spec = make_game_spec(game, event.type)
+    kinds = {f.name: f for f in spec.fields} if spec is not None else {}
+    out = []
+    for key, value in event.data.items():
+        f = kinds.get(key)
+        if f is not None and f.kind == "choice" and value is not None:
+            shown = Markup(escape(choice_words(game, key, str(value), players, event.seat)))
+        elif f is not None and f.kind == "seat" and isinstance(value, int) and 0 <= value < len(players):
+            shown = Markup(escape(players[value]))
+        elif (f is not None and f.help.lower().startswith("per seat") and isinstance(value, list)
+              and len(value) == len(players)):
+            shown = Markup("; ").join(Markup("{}: {}").format(players[i], cell(v, game))
+                                      for i, v in enumerate(value))
+        else:
+            shown = cell(value, game)
+        out.append((humanise(key), shown))
+    return out
+
+
+def make_game_spec(game: str, etype: str) -> EventSpec | None:
+    try:
+        return game_class(game).event_spec(etype)
+    except RulesError:  # an engine no longer installed: its events are shown as they are
+        return None
 
 
 def spec_or_400(state: State, etype: str) -> EventSpec:
@@ -151,7 +203,7 @@ def entry_page(
     failed_type = (values or {}).get(forms.TYPE_FIELD)
     for i, form in enumerate(event_forms):
         if values is not None and form.spec.type == failed_type:
-            event_forms[i] = _refill(form, values)
+            event_forms[i] = refill(form, values)
     recent = list(enumerate(events))[-12:][::-1]
     return (
         render_template(
@@ -160,6 +212,7 @@ def entry_page(
             state=state,
             event_forms=event_forms,
             picker=picker(info, state),
+            one_tap=one_tap_events(state),
             recent=recent,
             public=state.game.public_event,
             problem=problem,
@@ -187,15 +240,24 @@ def submit(match_id: int) -> Any:
         event = forms.parse_event(spec, state, request.form, ts=now_ms())
     except forms.FormError as exc:
         return entry_page(info, problem=str(exc), values=request.form, status=400)
-    asked = camera_question(match_id, len(store.events(match_id)), event)
+    quacks = quacks_before(state, event)
+    asked = None if quacks else camera_question(match_id, len(store.events(match_id)), event)
     if asked is not None and asked.event.ts is not None:
         event = replace(event, ts=asked.event.ts)  # when the cards first showed, not when typed
+    for quack in quacks:
+        if not store.submit(match_id, quack).ok:
+            break  # the play's own verdict below says what is wrong
     verdict = store.submit(match_id, event)
     if not verdict.ok:
         return entry_page(info, verdict=verdict, values=request.form, status=422)
     if asked is not None:
         settle_question(asked.id)
-    flash(f"Recorded #{len(store.events(match_id))} {event.type}: {seats_from_one(verdict.reason)}", "ok")
+    said = ""
+    if quacks:
+        names = ", ".join(info.players[q.seat] for q in quacks if q.seat is not None)
+        said = f" (first {names} quacked, as the turn order says)"
+    flash(f"Recorded #{len(store.events(match_id))} {event_words(info.game, event.type)}: "
+          f"{seats_from_one(verdict.reason)}{said}", "ok")
     return redirect(url_for("entry.page", match_id=match_id), code=303)
 
 
@@ -221,10 +283,7 @@ def correct(match_id: int, index: int) -> Any:
     if not 0 <= index < len(rows):
         abort(404, description=f"Match {match_id} has no event #{index + 1}; it has {len(rows)}.")
     original, damaged = rows[index]
-    try:
-        state = store.state(match_id)
-    except StoreError:  # a damaged or refused event: correct it where it stands
-        state = store.state_before(match_id, index)
+    state = store.state_before(match_id, index)  # corrected where it stands: pickers offer what was open then
     default_type = original.type if original is not None else state.game.event_specs[0].type
     etype = request.values.get(forms.TYPE_FIELD, default_type)
     spec = spec_or_400(state, etype)
@@ -250,9 +309,9 @@ def correct(match_id: int, index: int) -> Any:
                 verdict = replace(verdict, reason=counted_from_one(verdict.reason))
                 status = 422
     prefill = original if original is not None and etype == original.type else None
-    form = forms.build_form(spec, state, prefill)
+    form = forms.build_form(spec, state, prefill, due=due_events(state))
     if request.method == "POST":
-        form = _refill(form, request.form)
+        form = refill(form, request.form)
     return (
         render_template(
             "correct.html",
@@ -271,10 +330,13 @@ def correct(match_id: int, index: int) -> Any:
     )
 
 
-def _refill(form: forms.EventForm, values: Mapping[str, str]) -> forms.EventForm:
+def refill(form: forms.EventForm, values: Mapping[str, str]) -> forms.EventForm:
     """Show what the user typed again after a refusal, so nothing has to be re-entered."""
     for w in form.widgets:
-        if w.kind in ("seat_card", "seat_cards"):
+        if w.kind == "items":
+            for item in w.items:
+                item.value = values.get(item.name, "")
+        elif w.kind in ("seat_card", "seat_cards"):
             w.seat_values = [values.get(f"{w.name}.{i}", "") for i in range(len(w.seat_values))]
         else:
             w.value = values.get(w.name, "")

@@ -8,7 +8,9 @@ into an :class:`Event`, with one clear message for the first thing that is wrong
 
 Convention for ``any`` fields: a help text that starts with "per seat" asks for one value per
 seat (one card per seat when it speaks of a single card, a list of cards otherwise), as DUCK's
-deal and reveal do. Other ``any`` fields take JSON.
+deal and reveal do. An ``any`` field with a ``shape`` gets tap pickers (web/pickers.py). Only
+an ``any`` field with neither would take JSON; no engine declares one (a test keeps it so).
+A whole number the due events settle (a free log, a rank) is a menu of those numbers.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ducktable.rules.core import Event, EventSpec, Field, Game, JSONTextError, State, read_json
+
+from . import pickers
 
 SEAT_FIELD = "_seat"
 TYPE_FIELD = "_type"
@@ -37,7 +41,7 @@ class Widget:
 
     name: str
     label: str
-    kind: str  # card, cards, int, str, bool, seat, choice, json, seat_card, seat_cards
+    kind: str  # card, cards, int, str, bool, seat, choice, json, seat_card, seat_cards, items
     required: bool
     help: str = ""
     choices: tuple[str, ...] = ()
@@ -45,10 +49,14 @@ class Widget:
     seat_values: list[str] = field(default_factory=list)
     example: str = ""
     """For a JSON box: a value of the right shape (from a sample of the event), as a hint."""
+    items: list[pickers.Item] = field(default_factory=list)
+    """For a field with a shape: its tap inputs (web/pickers.py)."""
+    shape: str = ""
 
     @property
     def uses_cards(self) -> bool:
-        return self.kind in ("card", "cards", "seat_card", "seat_cards")
+        return (self.kind in ("card", "cards", "seat_card", "seat_cards")
+                or pickers.card_items(self.items))
 
 
 @dataclass
@@ -66,6 +74,8 @@ class EventForm:
 
 
 def widget_kind(f: Field) -> str:
+    if f.shape in pickers.SHAPES:
+        return "items"
     if f.kind == "any":
         text = f.help.lower()
         if text.startswith("per seat"):
@@ -88,10 +98,11 @@ EXAMPLE_CHARS = 160
 
 
 def build_form(spec: EventSpec, state: State, event: Event | None = None,
-               sample: Event | None = None) -> EventForm:
+               sample: Event | None = None, due: Sequence[Event] = ()) -> EventForm:
     """The form for ``spec``, prefilled from ``event`` (corrections) when given; from
     ``sample`` (an event of that type the engine made: what is due), its choices, and its
-    values as examples in JSON boxes."""
+    values as examples in JSON boxes; from ``due`` (the legal events), the whole numbers a
+    menu offers."""
     data = dict(event.data) if event is not None else {}
     widgets = []
     for f in shown_fields(spec, state.observer):
@@ -101,9 +112,18 @@ def build_form(spec: EventSpec, state: State, event: Event | None = None,
             label=f.name.replace("_", " "),
             kind=kind,
             required=f.required,
-            help=f.help,
+            help=pickers.HINTS.get(f.shape, f.help) if kind == "items" else f.help,
             choices=tuple(str(c) for c in f.choices),
+            shape=f.shape,
         )
+        if kind == "items":
+            w.items = pickers.items_for(f, state, data.get(f.name))
+            widgets.append(w)
+            continue
+        if kind == "int":
+            w.choices = _legal_numbers(spec, f, due)
+            if w.choices and sample is not None and f.name in sample.data and len(w.choices) == 1:
+                w.value = w.choices[0]
         if kind == "json" and sample is not None and f.name in sample.data:
             text = json.dumps(sample.data[f.name])
             w.example = text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS - 1] + "…"
@@ -121,6 +141,15 @@ def build_form(spec: EventSpec, state: State, event: Event | None = None,
         mover = state.to_move()
         seat_value = "" if mover is None or spec.chance else str(mover)
     return EventForm(spec, widgets, seat_mode, seat_value)
+
+
+def _legal_numbers(spec: EventSpec, f: Field, due: Sequence[Event]) -> tuple[str, ...]:
+    """The values of a whole-number field among the legal events (a menu instead of typing);
+    the field's declared choices when none is due."""
+    seen = {e.data[f.name] for e in due if e.type == spec.type and isinstance(e.data.get(f.name), int)}
+    if not seen:
+        return tuple(str(c) for c in f.choices)
+    return tuple(str(v) for v in sorted(seen))
 
 
 def _prefill(w: Widget, value: Any, num_players: int) -> None:
@@ -157,8 +186,18 @@ def parse_event(
     data: dict[str, Any] = {}
     for f in shown_fields(spec, state.observer):
         kind = widget_kind(f)
-        if kind in ("seat_card", "seat_cards"):
-            value: Any = _parse_per_seat(f, kind, form, state, game_title)
+        if kind == "items":
+            try:
+                value: Any = pickers.parse_items(f, state, form)
+            except pickers.PickError as exc:
+                raise FormError(str(exc)) from None
+            if value is None:
+                if f.required:
+                    raise FormError(f"Fill in '{f.name.replace('_', ' ')}': "
+                                    + pickers.HINTS.get(f.shape, f.help))
+                continue
+        elif kind in ("seat_card", "seat_cards"):
+            value = _parse_per_seat(f, kind, form, state, game_title)
         else:
             raw = (form.get(f.name) or "").strip()
             if kind == "bool":

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 from ducktable.device import cli, paths
+from ducktable.device.cli_match import seats_to_log
 from ducktable.device.store import MatchStore
 from ducktable.rules import registry
+from ducktable.rules.core import Event
 
 from tests.device.test_store import add, deal, fingerprint, register_tally
 
@@ -61,8 +63,17 @@ def started(sh: Shell, *extra: str) -> int:
 DEAL = json.dumps(deal(9).to_json())
 
 
-def event_json(event: Any) -> str:
+def log_json(event: Any) -> str:
+    """An event as the match log writes it (seats from 0)."""
     return json.dumps(event.to_json())
+
+
+def event_json(event: Any) -> str:
+    """An event as a person types it for submit, check and correct: seats from 1."""
+    typed = event.to_json()
+    if typed.get("seat") is not None:
+        typed["seat"] += 1
+    return json.dumps(typed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,7 +121,7 @@ def test_a_file_where_the_data_dir_should_be_is_a_clear_error(
 
 def test_start_prints_the_match_id_and_seats(sh: Shell) -> None:
     assert sh("start", "tally", "Ann", "Bob", "Cy", "--option", "target=15", "--name", "fri") == 0
-    assert sh.out.strip() == "match 1 started: tally with seats 0: Ann, 1: Bob, 2: Cy"
+    assert sh.out.strip() == "match 1 started: tally with seats 1: Ann, 2: Bob, 3: Cy"
     with sh.store() as s:
         info = s.match(1)
     assert (info.players, info.options, info.name) == (["Ann", "Bob", "Cy"], {"target": 15}, "fri")
@@ -154,7 +165,7 @@ def test_out_of_turn_submit_exits_1_and_records_nothing_TALLY_1(sh: Shell) -> No
     mid = started(sh)
     sh("submit", str(mid), DEAL)
     assert sh("submit", str(mid), event_json(add(1))) == 1
-    assert sh.out == "ILLEGAL: it is Ann's turn (seat 0), not Bob's (seat 1) [TALLY-1]\n"
+    assert sh.out == "ILLEGAL: it is Ann's turn (seat 1), not Bob's (seat 2) [TALLY-1]\n"
     with sh.store() as s:
         assert s.events(mid) == [deal(9)]
 
@@ -163,8 +174,8 @@ def test_out_of_turn_submit_exits_1_and_records_nothing_TALLY_1(sh: Shell) -> No
     ("event", "expected"),
     [
         (event_json(add(0, "tally-7")), "ILLEGAL: 'add' field 'card': 'tally-7' is not a card"),
-        (event_json(add(5)), "ILLEGAL: seat 5 does not exist; seats are 0..1"),
-        ('{"type": "fold", "seat": 0}', "ILLEGAL: 'fold' is not an event of Tally"),
+        (event_json(add(5)), "ILLEGAL: seat 6 does not exist; seats are 1..2"),
+        ('{"type": "fold", "seat": 1}', "ILLEGAL: 'fold' is not an event of Tally"),
     ],
 )
 def test_bad_events_get_an_illegal_verdict_exit_1(sh: Shell, event: str, expected: str) -> None:
@@ -214,7 +225,7 @@ def test_submit_reads_jsonl_from_stdin_and_stops_at_the_first_illegal_event(sh: 
     assert sh.out.splitlines() == [
         "LEGAL: dealt [TALLY-1]",
         "LEGAL: adds tally-1 [TALLY-2]",
-        "ILLEGAL: it is Bob's turn (seat 1), not Ann's (seat 0) [TALLY-1]",
+        "ILLEGAL: it is Bob's turn (seat 2), not Ann's (seat 1) [TALLY-1]",
     ]
     with sh.store() as s:
         assert s.events(mid) == [deal(9), add(0)]
@@ -254,9 +265,9 @@ def test_show_lists_matches_and_prints_a_table_with_scores(sh: Shell) -> None:
     assert sh("show", str(mid)) == 0
     table = sh.out.splitlines()
     assert table[0] == f'match {mid} "club": tally, full information, 2 events, in progress'
-    assert "next: it is Bob's turn (seat 1)" in table
-    seat_rows = [line.split() for line in table if line.startswith(("0 ", "1 "))]
-    assert seat_rows == [["0", "Ann", "3"], ["1", "Bob", "0"]]
+    assert "next: it is Bob's turn (seat 2)" in table  # seats count from 1, as on the pages
+    seat_rows = [line.split() for line in table if line.startswith(("1 ", "2 "))]
+    assert seat_rows == [["1", "Ann", "3"], ["2", "Bob", "0"]]
     assert "total: 3" in table
 
 
@@ -289,10 +300,12 @@ def test_undo_and_correct_show_up_in_the_audit(sh: Shell) -> None:
         sh("submit", str(mid), event)
     assert sh("undo", str(mid), "--reason", "wrong card") == 0
     assert sh.out.startswith("undone event #2: ")
-    assert sh("correct", str(mid), "1", event_json(add(0, "tally-3")), "--reason", "misread") == 0
-    assert sh.out == "LEGAL: event #1 corrected: adds tally-3 [TALLY-2]\n"
-    assert sh("correct", str(mid), "1", event_json(add(1))) == 1
-    assert sh.out.startswith("ILLEGAL: event #1 cannot be replaced")
+    assert sh("correct", str(mid), "2", event_json(add(0, "tally-3")), "--reason", "misread") == 0
+    assert sh.out == "LEGAL: event #2 corrected: adds tally-3 [TALLY-2]\n"  # counted from 1
+    assert sh("correct", str(mid), "2", event_json(add(1))) == 1
+    assert sh.out.startswith("ILLEGAL: event #2 cannot be replaced")
+    assert sh("correct", str(mid), "0", event_json(add(0))) == 2
+    assert "events count from 1" in sh.err
     assert sh("show", str(mid), "--audit") == 0
     audit = sh.out.split("audit:\n", 1)[1]
     assert "undo" in audit and "wrong card" in audit and "correct" in audit
@@ -356,7 +369,7 @@ def test_replay_prints_the_final_state_and_scores_as_json(sh: Shell, tmp_path: P
 
 def test_replay_a_file_of_bare_events_with_game_and_players(sh: Shell, tmp_path: Path) -> None:
     log = tmp_path / "bare.jsonl"
-    log.write_text(f"{DEAL}\n{event_json(add(0, 'tally-3'))}\n")
+    log.write_text(f"{DEAL}\n{log_json(add(0, 'tally-3'))}\n")
     result = sh.json("replay", str(log), "--game", "tally", "--players", "x", "y")
     assert result["scores"] == [3, 0]
     assert sh("replay", str(log)) == 2
@@ -365,7 +378,7 @@ def test_replay_a_file_of_bare_events_with_game_and_players(sh: Shell, tmp_path:
 
 def test_replay_names_the_line_of_a_refused_event(sh: Shell, tmp_path: Path) -> None:
     log = tmp_path / "bad.jsonl"
-    log.write_text(f"{DEAL}\n\n{event_json(add(1))}\n")
+    log.write_text(f"{DEAL}\n\n{log_json(add(1))}\n")
     assert sh("replay", str(log), "--game", "tally", "--players", "x", "y") == 2
     assert "line 3: event #1 is refused: ILLEGAL: it is x's turn" in sh.err
     assert sh("replay", str(tmp_path / "missing.jsonl")) == 2
@@ -437,9 +450,9 @@ def test_duck_S2_cli_check_cites_rule_ids(sh: Shell) -> None:
     deal_event = '{"type": "deal", "data": {"face_up": ["red-3", null, null]}, "source": "camera"}'
     assert sh("submit", "1", deal_event) == 0
     assert sh.out == "LEGAL: round 1 dealt [DUCK-S1]\n"
-    assert sh("check", "1", '{"type": "duck", "seat": 0}') == 1
-    assert sh.out == "ILLEGAL: it is Bob's turn (seat 1), not Ann's (seat 0) [DUCK-S2]\n"
-    pair = '{"type": "play", "seat": 1, "data": {"cards": ["red-2", "red-3"]}}'
+    assert sh("check", "1", '{"type": "duck", "seat": 1}') == 1
+    assert sh.out == "ILLEGAL: it is Bob's turn (seat 2), not Ann's (seat 1) [DUCK-S2]\n"
+    pair = '{"type": "play", "seat": 2, "data": {"cards": ["red-2", "red-3"]}}'
     assert sh("check", "1", pair) == 1
     assert "[DUCK-A1, DUCK-A2]" in sh.out
 
@@ -502,3 +515,15 @@ def test_backup_and_restore_commands(sh: Shell, tmp_path: Path) -> None:
         assert len(s.events(mid)) == 1
     assert sh("restore", str(tmp_path / "nothing.sqlite3")) == 2
     assert "does not exist" in sh.err
+
+
+def test_seats_typed_at_the_command_line_count_from_1_and_the_log_from_0(sh: Shell) -> None:
+    """Bruce's declare names its opponent as a seat too: both convert at the command line."""
+    assert sh("start", "bruce", "Ann", "Bob", "Cy") == 0
+    assert sh.out.startswith("match 1 started: bruce with seats 1: Ann, 2: Bob, 3: Cy")
+    assert sh("submit", "1", '{"type": "duck", "seat": 0}') == 2
+    assert "seats count from 1 (1 is the first player)" in sh.err and "Traceback" not in sh.err
+    with sh.store() as s:
+        state = s.state(1)
+    (logged,) = seats_to_log([Event("declare", 2, {"opponent": 3, "n": 2})], state)
+    assert logged.seat == 1 and logged.data == {"opponent": 2, "n": 2}

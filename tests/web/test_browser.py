@@ -160,14 +160,14 @@ def test_correcting_a_misread_card(page: Page, table: Table) -> None:
     expect(deal.locator('input[name="face_up.0"]')).to_have_value("red-7")
     expect(deal.locator('input[name="pin"]')).to_have_count(0)  # unlocked at setup
     deal.locator("button[type=submit]").click()
-    expect(page.locator(".flash.ok")).to_contain_text("Recorded #1 deal")
+    expect(page.locator(".flash.ok")).to_contain_text("Recorded #1 Deal a new round")
 
     expect(page.locator("#form-play")).to_have_attribute("open", "")  # a move is due now
     play = page.locator("#form-play form")
     expect(play.locator('select[name="_seat"]')).to_have_value("1")  # Eli is to move
     pick(play, "blue-3")
     play.locator("button[type=submit]").click()
-    expect(page.locator(".flash.ok")).to_contain_text("Recorded #2 play")
+    expect(page.locator(".flash.ok")).to_contain_text("Recorded #2 Play cards")
 
     page.click("text=correct #2")  # the pages count events from 1
     fix = page.locator("form.event-form")

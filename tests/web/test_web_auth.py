@@ -107,7 +107,7 @@ def test_unlock_page_and_lock(phone: Phone) -> None:
     assert response.status_code == 303 and response.location == "/history"
     phone.get("/history")
     assert phone.post("/lock").status_code == 303
-    assert "locked" in phone.get("/history").get_data(as_text=True)
+    assert "unlock-link" in phone.get("/history").get_data(as_text=True)  # locked: the Unlock link
 
 
 def test_unlock_only_redirects_within_the_site(phone: Phone) -> None:

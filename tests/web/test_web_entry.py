@@ -48,7 +48,7 @@ def test_entering_a_play_records_it(unlocked: Phone, store: MatchStore) -> None:
     assert (last.type, last.seat, last.data, last.source) == ("play", 1, {"cards": ["blue-3"]},
                                                               "manual")
     assert last.ts is not None
-    assert "Recorded #2 play" in page_text(unlocked.get(f"/match/{match}/entry"))  # from 1
+    assert "Recorded #2 Play cards" in page_text(unlocked.get(f"/match/{match}/entry"))  # from 1
 
 
 def test_an_illegal_event_is_refused_with_reason_and_rule_texts(unlocked: Phone,
@@ -176,22 +176,6 @@ def test_the_entry_page_opens_the_form_of_the_event_that_is_due(phone: Phone, st
     assert checked >= 20
 
 
-def test_json_boxes_show_an_example_of_their_own_shape(unlocked: Phone,
-                                                       store: MatchStore) -> None:
-    """Ducky Ducky's set-up is typed as JSON: each box shows a value of its own shape (the
-    page once showed a DUCK card list for the river's colours)."""
-    info = store.create_match("ducky", ["Ada", "Bo", "Cy"], observer=True)
-    page = unlocked.get(f"/match/{info.id}/entry").get_data(as_text=True)
-    opened = OPEN_FORM.search(page)
-    assert opened is not None and opened.group(1) == "setup"
-    river = re.search(r'<textarea name="river" rows="2" placeholder="JSON, e.g. ([^"]*)"', page)
-    assert river is not None and "yellow-5" not in river.group(1)
-    assert "&#34;" in river.group(1) and "[" in river.group(1)
-    response = unlocked.post(f"/match/{info.id}/events",
-                             {"_type": "setup", "river": "yellow, blue"})
-    assert "written like the example in its box" in response.get_data(as_text=True)
-
-
 def test_an_observers_grey_duck_entry_opens_play_whose_hands_it_cannot_list(
         phone: Phone, store: MatchStore) -> None:
     """At a real table the hands are unknown, so the engine cannot list the plays: it names
@@ -229,7 +213,7 @@ def test_a_due_choice_is_preselected_and_the_dispute_page_picks_the_seat_too(
         assert store.submit(info.id, state.chance_event(rng)).ok
     opened = OPEN_FORM.search(phone.get(f"/match/{info.id}/entry").get_data(as_text=True))
     assert opened is not None and opened.group(1) == "shuffle"
-    assert "<option selected>actions</option>" in opened.group(2)
+    assert '<option value="actions" selected>the action cards</option>' in opened.group(2)
     assert store.submit(info.id, store.state(info.id).chance_event(rng)).ok
     drawer = store.state(info.id).draw_queue[0]
     dispute = phone.get(f"/match/{info.id}/dispute").get_data(as_text=True)

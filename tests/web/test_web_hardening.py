@@ -108,7 +108,9 @@ def test_every_bot_event_can_be_typed_on_the_phone(game: str) -> None:
             form = forms.build_form(spec, observer, public)
             values: dict[str, str] = {"_seat": form.seat_value}
             for w in form.widgets:
-                if w.seat_values:
+                if w.items:  # tap pickers (web/pickers.py)
+                    values.update({item.name: item.value for item in w.items if item.value})
+                elif w.seat_values:
                     values.update({f"{w.name}.{i}": v for i, v in enumerate(w.seat_values)})
                 else:
                     values[w.name] = w.value
