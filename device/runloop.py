@@ -53,8 +53,8 @@ class TableLink:
     def current_match(self) -> MatchInfo | None:
         """The newest match while it is unfinished, else None (the camera has nothing to report
         to: an older match left unfinished is not the one on the table)."""
-        matches = self.store.list_matches()  # newest first
-        return matches[0] if matches and not matches[0].finished else None
+        newest = self.store.newest_match()
+        return newest if newest is not None and not newest.finished else None
 
     def state(self, match_id: int) -> State:
         return self.store.state(match_id)

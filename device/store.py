@@ -52,7 +52,7 @@ from ducktable.rules.core import (
 )
 
 from . import store_index
-from .store_index import Answer
+from .store_index import Answer, Claim
 
 SCHEMA_VERSION = 2
 """``PRAGMA user_version`` of a database this code writes. Bump it and add a migration."""
@@ -366,7 +366,7 @@ class MatchStore:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise StoreError(_unwritable(self.path, exc)) from None
-            claim: _Claim | None = getattr(self._local, "claim", None)
+            claim: Claim | None = getattr(self._local, "claim", None)
             try:
                 if claim is not None and not claim.claimed:
                     store_index.claim_key(conn, claim.key)
@@ -693,13 +693,13 @@ class MatchStore:
 
     # -- entry keys (device/store_index.py) ------------------------------------------------
     @contextmanager
-    def entry_key(self, key: str) -> Iterator[None]:
+    def entry_key(self, key: str) -> Iterator[Claim]:
         """Record the writes this thread makes in the block under the entry key ``key``: the
         first write transaction claims it, and raises :class:`DuplicateEntry` (nothing is
         written) when an earlier try of the same entry already claimed it."""
-        self._local.claim = _Claim(store_index.check_key(key))
+        claim = self._local.claim = Claim(store_index.check_key(key))
         try:
-            yield
+            yield claim
         finally:
             self._local.claim = None
 
@@ -1141,14 +1141,6 @@ def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Claim:
-    """The entry key a thread's writes are recorded under, and whether one already claimed it."""
-
-    key: str
-    claimed: bool = False
 
 
 _INFO_COLUMNS = ("id, game, options, players, observer, name, created, finished, seq, event_count,"

@@ -95,6 +95,14 @@ class DuplicateEntry(Exception):
         self.key = key
 
 
+@dataclass
+class Claim:
+    """The entry key a thread's writes are recorded under; ``claimed`` once a write claimed it."""
+
+    key: str
+    claimed: bool = False
+
+
 @dataclass(frozen=True)
 class Answer:
     """What the first try of an entry answered (status None: it has not answered yet)."""

@@ -69,11 +69,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.lstrip_blocks = True
     _fill_defaults(app)
 
-    from . import auth, csrf, db, errors, headers, present, words
+    from . import auth, csrf, db, errors, headers, idempotency, present, words
 
     db.init_app(app)
     auth.init_app(app)
     csrf.init_app(app)
+    idempotency.init_app(app)  # after the CSRF check: a forged POST claims no key
     errors.init_app(app)
     present.init_app(app)
     words.init_app(app)

@@ -1,8 +1,10 @@
 """History: every match played on this table, and per-player totals for each game.
 
 Totals are kept per game because points of different games do not add up (a DUCK point is
-not a Grey Duck point). A match whose log no longer replays is listed with the store's
-message instead of breaking the page. Each match's log can be downloaded: the public form
+not a Grey Duck point). Scores and winners come from each match's summary, kept by the store
+with every change (device/store_index.py), so the page costs the same after a restart and with
+a long history. A match whose log no longer replays is listed with the store's message
+instead of breaking the page. Each match's log can be downloaded: the public form
 (hidden cards removed) for anyone, the full form for an unlocked phone.
 """
 
@@ -51,15 +53,21 @@ def _title(game: str) -> str:
 
 
 def summarise(matches: list[MatchInfo]) -> tuple[list[MatchRow], dict[str, list[PlayerTotal]]]:
+    """Rows and per-game totals from the matches' stored summaries; a match without one yet (a
+    database from before summaries) is replayed once, and its summary kept."""
     store = get_store()
     rows: list[MatchRow] = []
     totals: dict[str, dict[str, PlayerTotal]] = defaultdict(dict)
     for info in matches:
         row = MatchRow(info, _title(info.game))
         try:
-            state = store.state(info.id)
-            row.scores = [int(s) for s in state.scores()]
-            row.winners = state.winners()
+            if info.damaged:
+                raise StoreError(info.damaged)
+            summary = info if info.scores is not None else store.summary(info.id)
+            row.scores = list(summary.scores or [])
+            row.winners = list(summary.winners or [])
+            if len(row.scores) != len(info.players):
+                raise StoreError(f"match {info.id}'s summary does not fit its seats")
         except StoreError as exc:
             row.problem = str(exc)
         rows.append(row)
