@@ -367,12 +367,17 @@ class MatchStore:
             except sqlite3.Error as exc:
                 raise StoreError(_unwritable(self.path, exc)) from None
             claim: Claim | None = getattr(self._local, "claim", None)
+            changes = conn.total_changes
+            claiming = False
             try:
                 if claim is not None and not claim.claimed:
-                    store_index.claim_key(conn, claim.key)
+                    store_index.check_unclaimed(conn, claim.key)  # an earlier try: do nothing
                 yield conn
+                if claim is not None and not claim.claimed and conn.total_changes != changes:
+                    store_index.claim_key(conn, claim.key)  # only a write that changed something
+                    claiming = True
                 conn.execute("COMMIT")
-                if claim is not None:
+                if claim is not None and claiming:
                     claim.claimed = True
                 self._cache.update(self._pending)  # only states whose events are on disk
             except BaseException as exc:
@@ -695,8 +700,9 @@ class MatchStore:
     @contextmanager
     def entry_key(self, key: str) -> Iterator[Claim]:
         """Record the writes this thread makes in the block under the entry key ``key``: the
-        first write transaction claims it, and raises :class:`DuplicateEntry` (nothing is
-        written) when an earlier try of the same entry already claimed it."""
+        first write transaction that changes something claims it; any write transaction raises
+        :class:`DuplicateEntry` (nothing is written) when an earlier try of the same entry
+        already claimed it."""
         claim = self._local.claim = Claim(store_index.check_key(key))
         try:
             yield claim

@@ -120,6 +120,12 @@ def check_key(key: str) -> str:
     return key
 
 
+def check_unclaimed(conn: sqlite3.Connection, key: str) -> None:
+    """:class:`DuplicateEntry` when an earlier try of the entry holds ``key``."""
+    if conn.execute("SELECT 1 FROM entry_keys WHERE key = ?", (key,)).fetchone() is not None:
+        raise DuplicateEntry(key)
+
+
 def claim_key(conn: sqlite3.Connection, key: str) -> None:
     """Claim ``key`` in the current write transaction; :class:`DuplicateEntry` when an earlier
     try holds it. Keys older than ``KEEP_KEYS`` are forgotten on the way."""
