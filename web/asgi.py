@@ -72,8 +72,13 @@ class TableApp:
         self._loop = asyncio.get_running_loop()
         found = LIVE_PATH.fullmatch(scope["path"])
         live = found and scope["method"] in ("GET", "HEAD") and int(found[1]) <= MAX_MATCH_ID
-        if live and found and await self._stream(int(found[1]), receive, send):
-            return  # else no such match: the Flask app answers with its 404 page
+        if live and found:
+            if await self._stream(int(found[1]), receive, send):
+                return
+            # no such match: the Flask app answers with its 404 page (the stream read the
+            # request's empty body already)
+            await self.pages(scope, _replaying(b"", receive), send)  # type: ignore[arg-type]
+            return
         whole = await self._read_body(scope, receive, send)
         if whole is not None:
             await self.pages(scope, whole, send)  # type: ignore[arg-type]
@@ -169,17 +174,21 @@ class TableApp:
         except TimeoutError:
             await _plain(send, 408, "The request took too long to arrive; send it again.")
             return None
-        body = b"".join(chunks)
-        delivered = False
+        return _replaying(b"".join(chunks), receive)
 
-        async def whole() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
 
-        return whole
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives ``body`` whole first, then what ``receive`` gives (the end)."""
+    delivered = False
+
+    async def whole() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return whole
 
 
 async def _wait(event: asyncio.Event, timeout: float) -> bool:
