@@ -53,6 +53,8 @@ from ducktable.rules.core import (
 
 from . import store_index
 from .store_index import Answer, Claim
+from .store_index import DuplicateEntry as DuplicateEntry  # re-exported: the web app's door
+from .store_index import check_key as check_key
 
 SCHEMA_VERSION = 2
 """``PRAGMA user_version`` of a database this code writes. Bump it and add a migration."""

@@ -23,7 +23,8 @@ from flask import Flask
 
 from .db import MAX_MATCH_ID
 from .headers import POLICY
-from .live import MatchFeed, live_hub
+from .live import MatchFeed
+from .scoreboard import board_hub
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -55,7 +56,7 @@ class TableApp:
     def __init__(self, app: Flask, workers: int) -> None:
         self.flask = app
         self.pages = WSGIMiddleware(app, workers=workers)  # type: ignore[arg-type]
-        self.hub = live_hub(app)
+        self.hub = board_hub(app)
         self.stop = app.config["STOP_EVENT"]
         self.keepalive_s = float(app.config["LIVE_KEEPALIVE_S"])
         self.max_body = int(app.config.get("MAX_CONTENT_LENGTH") or 1 << 20)

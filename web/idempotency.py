@@ -19,8 +19,7 @@ import time
 from contextlib import suppress
 from typing import Any
 
-from ducktable.device.store import StoreError
-from ducktable.device.store_index import Answer, DuplicateEntry, check_key
+from ducktable.device.store import Answer, DuplicateEntry, StoreError, check_key
 from flask import Flask, Response, abort, flash, g, request
 
 from .db import get_store

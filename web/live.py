@@ -15,7 +15,6 @@ token in ``data-csrf`` and web/static/app.js puts it in.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -63,9 +62,14 @@ class MatchFeed:
 class LiveHub:
     """The one thread that builds every watched match's live message (see the module doc)."""
 
-    def __init__(self, app: Flask, store: MatchStore) -> None:
+    def __init__(self, app: Flask, store: MatchStore, build: Callable[[int, int | None, Any], bytes],
+                 cues: Callable[[], Any]) -> None:
+        """``build(match_id, newer, camera)`` makes a match's message and ``cues()`` reads the
+        cue board; both run in an app and request context of the hub's thread."""
         self.app = app
         self.store = store
+        self.build = build
+        self.cues = cues
         self.stop: threading.Event = app.config["STOP_EVENT"]
         self.wait_s = float(app.config["LIVE_WAIT_S"])
         self._feeds: dict[int, MatchFeed] = {}
@@ -127,11 +131,9 @@ class LiveHub:
                 self._publish(feed, missing=True)
 
     def _refresh(self, feeds: list[MatchFeed]) -> None:
-        from .scoreboard import cue_snapshot
-
         with self.app.test_request_context("/"):
             g._csrf_token = CSRF_PLACEHOLDER  # see the module doc: never a session's token
-            cue = cue_snapshot()
+            cue = self.cues()
             camera = camera_snapshot()
             newest = self.store.newest_match()
             for feed in feeds:
@@ -145,7 +147,7 @@ class LiveHub:
                 if key == feed.state_key and feed.message:
                     continue
                 feed.state_key = key
-                self._publish(feed, message(feed.match_id, newer, camera))
+                self._publish(feed, self.build(feed.match_id, newer, camera))
 
     def _publish(self, feed: MatchFeed, data: bytes = b"", *, missing: bool = False) -> None:
         feed.publish(data, missing=missing)
@@ -155,25 +157,14 @@ class LiveHub:
             listener(feed)
 
 
-def message(match_id: int, newer: int | None, camera: dict[str, Any] | None) -> bytes:
-    """One ``board`` message of the event stream (the board, LEDs and camera of the match)."""
-    from .scoreboard import live_payload
-
-    payload = live_payload(_store().match(match_id), newer, camera)
-    return f"id: {payload['seq']}\nevent: board\ndata: {json.dumps(payload)}\n\n".encode()
-
-
-def _store() -> MatchStore:
-    from .db import get_store
-
-    return get_store()
-
-
-def live_hub(app: Flask) -> LiveHub:
-    """The app's hub, made on first use."""
+def live_hub(app: Flask, build: Callable[[int, int | None, Any], bytes],
+             cues: Callable[[], Any]) -> LiveHub:
+    """The app's hub, made on first use (see :class:`LiveHub` for ``build`` and ``cues``)."""
     hub = app.extensions.get(_EXT)
     if hub is None:
+        from .db import get_store
+
         with app.app_context():
-            store = _store()
-        hub = app.extensions.setdefault(_EXT, LiveHub(app, store))
+            store = get_store()
+        hub = app.extensions.setdefault(_EXT, LiveHub(app, store, build, cues))
     return hub

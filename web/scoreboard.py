@@ -22,6 +22,7 @@ from ducktable.rules.core import Event, Game, State
 from ducktable.rules.registry import make_game
 from flask import (
     Blueprint,
+    Flask,
     Response,
     current_app,
     jsonify,
@@ -36,7 +37,7 @@ from . import present
 from .camera import render_camera
 from .camera_status import camera_snapshot
 from .db import current_match, get_store, match_or_404
-from .live import live_hub
+from .live import LiveHub, live_hub
 
 bp = Blueprint("scoreboard", __name__)
 
@@ -97,7 +98,7 @@ def live(match_id: int) -> Response:
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     stop: threading.Event = app.config["STOP_EVENT"]
     keepalive_s = float(app.config["LIVE_KEEPALIVE_S"])
-    hub = live_hub(app)
+    hub = board_hub(app)
 
     def stream() -> Iterator[bytes]:
         feed = hub.subscribe(match_id)
@@ -122,6 +123,17 @@ def live(match_id: int) -> Response:
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def board_hub(app: Flask) -> LiveHub:
+    """The app's live hub (web/live.py), building this module's ``board`` messages."""
+    return live_hub(app, live_message, cue_snapshot)
+
+
+def live_message(match_id: int, newer: int | None, camera: dict[str, Any] | None) -> bytes:
+    """One ``board`` message of the event stream: the board, LEDs and camera of the match."""
+    payload = live_payload(get_store().match(match_id), newer, camera)
+    return f"id: {payload['seq']}\nevent: board\ndata: {json.dumps(payload)}\n\n".encode()
 
 
 def live_payload(info: MatchInfo, newer: int | None,
