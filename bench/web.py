@@ -404,6 +404,8 @@ def _measure(port: int, match_id: int, game: str, players: list[str], phones: in
             entry_times.append(reply.seconds)
         elif reply.status == 0:
             failed += 1
+            if failed >= 3 and not sent:
+                break  # the server takes no entry at all: do not wait 15 s for each
         else:
             refused += 1
         time.sleep(interval)
