@@ -210,6 +210,7 @@ class MatchStore:
         self._pending: dict[int, tuple[int, State]] = {}  # cache entries awaiting the commit
         self._conn: sqlite3.Connection | None = None
         self._local = threading.local()  # the entry key of this thread's writes, if any
+        self._totals: tuple[Any, list[tuple[str, str, int, int, int, int]]] | None = None
         self.journal_mode = ""
         self.read_only = ""
         """Why the database could only be opened for reading (a full, read-only or failing
@@ -569,13 +570,31 @@ class MatchStore:
             self._pending[match_id] = (self._seq(conn, match_id), state)
         return info
 
-    def list_matches(self) -> list[MatchInfo]:
-        """Every match, newest first."""
+    def list_matches(self, limit: int | None = None, before: int | None = None) -> list[MatchInfo]:
+        """Every match, newest first; ``limit`` of them at most, and only those with an id
+        below ``before`` when given (a page of the history)."""
         with self._read() as conn:
             rows = conn.execute(
-                f"SELECT {_INFO_COLUMNS} FROM matches ORDER BY id DESC"
+                f"SELECT {_INFO_COLUMNS} FROM matches WHERE id < ? ORDER BY id DESC LIMIT ?",
+                (2**63 - 1 if before is None else before, -1 if limit is None else limit),
             ).fetchall()
         return [_info(row) for row in rows]
+
+    def player_totals(self) -> list[tuple[str, str, int, int, int, int]]:
+        """(game, player, matches, finished, wins, points) over every match's summary; the
+        matches without scores yet are worked out first (see :meth:`summary`)."""
+        with self._read() as conn:
+            key = (self.generation, *conn.execute("SELECT COUNT(*), TOTAL(seq) FROM matches").fetchone())
+            if self._totals is not None and self._totals[0] == key:
+                return self._totals[1]  # nothing changed since (here or in another process)
+            missing = store_index.unsummarised(conn)
+        for match_id in missing:
+            with suppress(StoreError):  # a match that does not replay stays out of the totals
+                self.summary(match_id)
+        with self._read() as conn:
+            totals = store_index.player_totals(conn)
+        self._totals = (key, totals)
+        return totals
 
     def newest_match(self) -> MatchInfo | None:
         """The match with the highest id (the table's current one), or None when there is

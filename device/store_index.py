@@ -84,6 +84,29 @@ def read_ints(text: Any) -> list[int] | None:
     return value
 
 
+_TOTALS = """
+SELECT m.game, p.value, COUNT(*), SUM(m.finished),
+       SUM(m.finished AND EXISTS (SELECT 1 FROM json_each(m.winners) w WHERE w.value = p.key)),
+       SUM(json_extract(m.scores, '$[' || p.key || ']'))
+FROM matches m, json_each(m.players) p
+WHERE json_valid(m.players) AND json_valid(m.options) AND json_valid(m.scores)
+  AND json_valid(m.winners) AND json_array_length(m.scores) = json_array_length(m.players)
+GROUP BY m.game, p.value
+"""
+
+
+def player_totals(conn: sqlite3.Connection) -> list[tuple[str, str, int, int, int, int]]:
+    """Per game and player name: matches, finished matches, wins and points, summed by SQLite
+    over the summaries (a match without a readable summary is left out)."""
+    return [(str(game), str(name), int(n), int(done or 0), int(wins or 0), int(points or 0))
+            for game, name, n, done, wins, points in conn.execute(_TOTALS)]
+
+
+def unsummarised(conn: sqlite3.Connection) -> list[int]:
+    """The matches whose scores were never worked out (a database from before summaries)."""
+    return [int(mid) for (mid,) in conn.execute("SELECT id FROM matches WHERE scores IS NULL")]
+
+
 # ---- entry keys --------------------------------------------------------------------------------
 
 

@@ -133,6 +133,42 @@ def test_the_scoreboard_gives_the_live_camera_forms_its_token(app: Flask, store:
     assert "live.dataset.csrf" in script and "getRandomValues" in script
 
 
+# ---- history from summaries ------------------------------------------------------------------
+
+
+def test_history_pages_list_fifty_matches_and_total_every_match(client, store: MatchStore) -> None:
+    from ducktable.bench.web import build_history
+    from ducktable.web.history import PAGE_SIZE
+
+    store.close()
+    count, _ = build_history(store.path, 2 * PAGE_SIZE + 5, 20 * (2 * PAGE_SIZE + 5))
+    reopened = MatchStore(store.path)
+    try:
+        app = client.application
+        app.extensions["ducktable.store"] = reopened
+        first = client.get("/history").get_data(as_text=True)
+        ids = [int(i) for i in re.findall(r'<a href="/match/(\d+)">#', first)]
+        assert ids == list(range(count, count - PAGE_SIZE, -1))
+        older = re.search(r'href="/history\?before=(\d+)">Older matches', first)
+        assert older is not None
+        second = client.get(f"/history?before={older.group(1)}").get_data(as_text=True)
+        assert [int(i) for i in re.findall(r'<a href="/match/(\d+)">#', second)][0] == count - PAGE_SIZE
+        totals = {(g, n): (m, f, w, p) for g, n, m, f, w, p in reopened.player_totals()}
+        by_hand: dict[tuple[str, str], list[int]] = {}
+        for info in reopened.list_matches():
+            for seat, name in enumerate(info.players):
+                t = by_hand.setdefault((info.game, name), [0, 0, 0, 0])
+                t[0] += 1
+                t[1] += info.finished
+                t[2] += info.finished and seat in (info.winners or [])
+                t[3] += (info.scores or [])[seat]
+        assert totals == {k: tuple(v) for k, v in by_hand.items()}
+        assert sum(m for m, *_ in totals.values()) >= count * 3  # every match, not one page
+        assert client.get("/history?before=-4").status_code == 200  # nonsense: the newest page
+    finally:
+        reopened.close()
+
+
 # ---- the real server: streams hold no thread ---------------------------------------------------
 
 
