@@ -404,7 +404,7 @@ class WebServer:
         self._socket = _listening_socket(host, port)
         self.asgi = TableApp(app, workers=threads)
         config = uvicorn.Config(
-            self.asgi, lifespan="off", log_level="warning", access_log=False,
+            self.asgi, lifespan="off", log_config=None, log_level="warning", access_log=False,
             limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
             timeout_graceful_shutdown=int(JOIN_TIMEOUT_S), server_header=False,
         )
