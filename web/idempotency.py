@@ -46,7 +46,7 @@ def init_app(app: Flask) -> None:
 def _key() -> str | None:
     if request.method not in _UNSAFE:
         return None
-    key = request.headers.get(HEADER) or request.form.get(FIELD)
+    key = request.form.get(FIELD) or request.headers.get(HEADER)  # the form's own key first
     if not key:
         return None
     try:

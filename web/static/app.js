@@ -176,7 +176,9 @@ if (window.fetch) {
     const method = (options.method || (resource instanceof Request ? resource.method : "GET")).toUpperCase();
     if (method === "GET" || method === "HEAD") { return plainFetch(resource, options); }
     const headers = new Headers(options.headers || (resource instanceof Request ? resource.headers : undefined));
-    if (!headers.has("Idempotency-Key")) { headers.set("Idempotency-Key", newEntryKey()); }
+    const body = options.body;
+    const formKey = (body instanceof FormData || body instanceof URLSearchParams) && body.has(ENTRY_KEY);
+    if (!formKey && !headers.has("Idempotency-Key")) { headers.set("Idempotency-Key", newEntryKey()); }
     return plainFetch(resource, { ...options, headers });
   };
 }
