@@ -15,14 +15,17 @@ token in ``data-csrf`` and web/static/app.js puts it in.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from ducktable.device.store import MatchStore, NoSuchMatch, StoreError
+from ducktable.device.store import MatchStore, StoreError
 from flask import Flask, g
 
 from .camera_status import camera_snapshot
+
+log = logging.getLogger(__name__)
 
 _EXT = "ducktable.live_hub"
 
@@ -137,17 +140,19 @@ class LiveHub:
             camera = camera_snapshot()
             newest = self.store.newest_match()
             for feed in feeds:
+                newer = newest.id if newest is not None and newest.id > feed.match_id else None
                 try:
-                    seq = self.store.seq(feed.match_id)
-                except NoSuchMatch:
+                    key = (self.store.seq(feed.match_id), cue, newer, camera and camera.get("version"))
+                    if key == feed.state_key and feed.message:
+                        continue
+                    message = self.build(feed.match_id, newer, camera)
+                except Exception as exc:  # this match's streams end; the other matches' go on
+                    if not isinstance(exc, StoreError):
+                        log.exception("the live board of match %s failed", feed.match_id)
                     self._publish(feed, missing=True)
                     continue
-                newer = newest.id if newest is not None and newest.id > feed.match_id else None
-                key = (seq, cue, newer, camera and camera.get("version"))
-                if key == feed.state_key and feed.message:
-                    continue
                 feed.state_key = key
-                self._publish(feed, self.build(feed.match_id, newer, camera))
+                self._publish(feed, message)
 
     def _publish(self, feed: MatchFeed, data: bytes = b"", *, missing: bool = False) -> None:
         feed.publish(data, missing=missing)

@@ -133,6 +133,59 @@ def test_the_scoreboard_gives_the_live_camera_forms_its_token(app: Flask, store:
     assert "live.dataset.csrf" in script and "getRandomValues" in script
 
 
+# ---- the live hub ------------------------------------------------------------------------------
+
+
+def read_seqs(response, count: int) -> list[int]:
+    seqs: list[int] = []
+    for chunk in response.response:
+        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+        seqs += [int(n) for n in re.findall(r"^id: (\d+)$", text, flags=re.M)]
+        if len(seqs) >= count:
+            break
+    return seqs
+
+
+def test_a_board_that_cannot_be_built_ends_its_own_streams_only(app: Flask,
+                                                                 store: MatchStore) -> None:
+    broken, healthy = new_duck(store), new_duck(store)
+    watching = app.test_client().get(f"/match/{healthy.id}/live", buffered=False)
+    assert read_seqs(watching, 1) == [0]
+    store.conn.execute("UPDATE events SET body = 'x' WHERE match_id = ?", (broken.id,))
+    assert store.submit(broken.id, DEAL).ok
+    store.conn.execute("UPDATE events SET body = '{' WHERE match_id = ?", (broken.id,))
+    store.conn.execute("UPDATE matches SET seq = seq + 1 WHERE id = ?", (broken.id,))
+    failing = app.test_client().get(f"/match/{broken.id}/live", buffered=False)
+    rest = b"".join(c if isinstance(c, bytes) else c.encode() for c in failing.response)
+    assert b"event: board" not in rest  # ended, without a board
+    assert store.submit(healthy.id, DEAL).ok
+    assert read_seqs(watching, 1) == [1]  # the other match's stream goes on
+    watching.close()
+
+
+def test_thirty_streams_of_one_match_share_one_message_per_change(app: Flask,
+                                                                  store: MatchStore) -> None:
+    from ducktable.web import scoreboard
+
+    info = new_duck(store)
+    built: list[int] = []
+    real = scoreboard.live_message
+
+    def counting(match_id: int, newer, camera) -> bytes:
+        built.append(match_id)
+        return real(match_id, newer, camera)
+
+    hub = scoreboard.board_hub(app)
+    hub.build = counting
+    streams = [app.test_client().get(f"/match/{info.id}/live", buffered=False) for _ in range(30)]
+    assert all(read_seqs(r, 1) == [0] for r in streams)
+    assert store.submit(info.id, DEAL).ok
+    assert all(read_seqs(r, 1) == [1] for r in streams)
+    assert built == [info.id, info.id]  # one build for the board now, one after the deal
+    for r in streams:
+        r.close()
+
+
 # ---- history from summaries ------------------------------------------------------------------
 
 
