@@ -405,7 +405,7 @@ class WebServer:
         self.asgi = TableApp(app, workers=threads)
         config = uvicorn.Config(
             self.asgi, lifespan="off", log_config=None, log_level="warning", access_log=False,
-            limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
+            http=_timely_protocol(), limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
             timeout_graceful_shutdown=int(JOIN_TIMEOUT_S), server_header=False,
         )
         self._server = uvicorn.Server(config)
@@ -445,6 +445,32 @@ MAX_CONNECTIONS = 900
 
 KEEP_ALIVE_S = 5
 """Seconds an idle kept-alive connection stays open between two requests."""
+
+
+HEADER_TIMEOUT_S = 20.0
+"""A new connection whose request has not fully arrived by then is closed (idle or trickling)."""
+
+
+def _timely_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol, closing a connection that sends no whole request within
+    ``HEADER_TIMEOUT_S`` of opening: uvicorn times out only idle connections between requests,
+    and every open socket costs a file (a Pi allows 1,024)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimelyH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._late = self.loop.call_later(HEADER_TIMEOUT_S, self._close_if_no_request)
+
+        def _close_if_no_request(self) -> None:
+            if self.cycle is None and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._late.cancel()
+            super().connection_lost(exc)
+
+    return TimelyH11Protocol
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:

@@ -72,7 +72,7 @@ class TableApp:
             return
         self._loop = asyncio.get_running_loop()
         found = LIVE_PATH.fullmatch(scope["path"])
-        live = found and scope["method"] in ("GET", "HEAD") and int(found[1]) <= MAX_MATCH_ID
+        live = found and scope["method"] == "GET" and int(found[1]) <= MAX_MATCH_ID
         if live and found:
             if await self._stream(int(found[1]), receive, send):
                 return

@@ -308,6 +308,27 @@ def test_idle_and_trickling_connections_lock_nobody_out(
             s.close()
 
 
+def test_a_connection_that_sends_no_request_is_closed_after_the_header_timeout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ducktable.device import runloop
+
+    monkeypatch.setattr(runloop, "HEADER_TIMEOUT_S", 0.5)
+    store = MatchStore(tmp_path / "matches.sqlite3")
+    appliance = Appliance(store, {"INSTANCE_PATH": str(tmp_path), "TABLE_PIN": PIN}, port=0)
+    appliance.start()
+    try:
+        idle = socket.create_connection(("127.0.0.1", appliance.server.port))
+        trickling = socket.create_connection(("127.0.0.1", appliance.server.port))
+        trickling.sendall(b"GET / HTTP/1.1\r\n")
+        for s in (idle, trickling):
+            s.settimeout(20)
+            assert s.recv(100) == b""  # closed by the server, not left holding a file
+            s.close()
+        assert get(appliance.server.port, "/history")[0] == 200  # a whole request is served
+    finally:
+        appliance.stop()
+
+
 def test_the_live_stream_of_an_unknown_match_is_the_apps_404_page(
         server: tuple[Appliance, int]) -> None:
     appliance, _ = server
