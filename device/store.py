@@ -19,6 +19,10 @@ a refused event or a failed write can never corrupt the cache. One connection se
 threads behind a lock; other processes may use the same file (the cache notices their changes
 through ``seq``).
 
+Beside the logs, each match's summary (event count, scores, winners) is written with every
+change, and a write made under an entry key claims that key, so that an entry sent twice is
+recorded once: both in device/store_index.py.
+
 The exported JSONL form is documented in docs/match-log-format.md.
 """
 
@@ -496,7 +500,7 @@ class MatchStore:
         )
 
     def _bump(self, conn: sqlite3.Connection, match_id: int, state: State | None) -> int:
-        """Advance the match's ``seq`` (and its finished flag when the state is known)."""
+        """Advance the match's ``seq`` and record its summary as ``state`` stands."""
         conn.execute("UPDATE matches SET seq = seq + 1 WHERE id = ?", (match_id,))
         store_index.write_summary(conn, match_id, state)
         return self._seq(conn, match_id)
