@@ -83,11 +83,14 @@ def test_every_post_form_has_its_own_key_and_a_form_sent_twice_records_once(
       form.querySelector("[name=_seat]").value = "1";
       form.querySelector("[name=cards]").value = "blue-3";
       const body = new FormData(form);
+      const sent = body.get("idempotency_key");
       const first = await fetch(form.action, { method: "POST", body, redirect: "manual" });
       const again = await fetch(form.action, { method: "POST", body, redirect: "manual" });
-      return [first.type, again.type];
+      const renewed = form.querySelector("input[name=idempotency_key]").value !== sent;
+      return [first.type, again.type, renewed];
     }""")
-    assert statuses == ["opaqueredirect", "opaqueredirect"]  # both answered with the redirect
+    # both answered with the redirect, recorded once; the form's next use is a new entry
+    assert statuses == ["opaqueredirect", "opaqueredirect", True]
     assert [e.type for e in store.events(info.id)] == ["deal", "play"]
 
 

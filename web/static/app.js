@@ -169,7 +169,14 @@ function keyForms(root) { root.querySelectorAll("form").forEach(keyForm); }
 // forms added later (by other scripts) get their key when they are sent
 document.addEventListener("submit", (e) => { if (e.target instanceof HTMLFormElement) { keyForm(e.target); } }, true);
 
-// a script's POST gets a key header unless it gives its own (a retry should reuse it)
+// a script's POST gets a key header unless it gives its own (a retry should reuse it); a
+// form's key that was answered is renewed, so that the form's next use is a new entry
+function renewKey(key) {
+  document.querySelectorAll(`input[name=${ENTRY_KEY}]`).forEach((input) => {
+    if (input.value === key) { input.value = newEntryKey(); }
+  });
+}
+
 if (window.fetch) {
   const plainFetch = window.fetch.bind(window);
   window.fetch = (resource, options = {}) => {
@@ -179,7 +186,10 @@ if (window.fetch) {
     const body = options.body;
     const formKey = (body instanceof FormData || body instanceof URLSearchParams) && body.has(ENTRY_KEY);
     if (!formKey && !headers.has("Idempotency-Key")) { headers.set("Idempotency-Key", newEntryKey()); }
-    return plainFetch(resource, { ...options, headers });
+    return plainFetch(resource, { ...options, headers }).then((response) => {
+      if (formKey && response.status < 500) { renewKey(body.get(ENTRY_KEY)); }
+      return response;
+    });
   };
 }
 
