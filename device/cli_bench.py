@@ -84,18 +84,36 @@ def _run_vision(args: argparse.Namespace) -> int:
 
 
 def _web_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--clients", type=int, default=30, help="phones watching live (default 30)")
-    p.add_argument("--events", type=int, default=60, help="events submitted (default 60)")
+    p.add_argument("--phones", "--clients", type=int, default=200,
+                   help="phones watching the match live (default 200)")
+    p.add_argument("--entries", type=int, default=40,
+                   help="events entered through the entry form meanwhile (default 40)")
     p.add_argument("--interval", type=float, default=0.25,
-                   help="seconds between events (default 0.25)")
+                   help="seconds between entries (default 0.25)")
+    p.add_argument("--matches", type=int, default=0,
+                   help="matches in the table's history beforehand (default 0)")
+    p.add_argument("--events", type=int, default=0,
+                   help="events in all those matches (default 0; e.g. --matches 1000 --events 500000)")
+    p.add_argument("--idle", type=int, default=100,
+                   help="idle or slow connections opened before a fresh phone tries (default 100)")
+    p.add_argument("--threads", type=int, help="the server's worker threads (default: the server's own)")
 
 
 def _run_web(args: argparse.Namespace) -> int:
     from ducktable.bench.web import run_web_bench
 
-    if args.clients < 1 or args.events < 1 or args.interval < 0:
-        raise UserError("--clients and --events must be at least 1, --interval not negative")
-    run_web_bench(clients=args.clients, events=args.events, interval=args.interval)
+    if args.phones < 1 or args.entries < 1 or args.interval < 0:
+        raise UserError("--phones and --entries must be at least 1, --interval not negative")
+    if args.matches < 0 or args.events < 0 or args.idle < 0:
+        raise UserError("--matches, --events and --idle must not be negative")
+    if args.events and not args.matches:
+        raise UserError("--events fills the history's matches: give --matches too")
+    if args.threads is not None and not 1 <= args.threads <= 512:
+        raise UserError("--threads must be 1 to 512")
+    run_web_bench(phones=args.phones, entries=args.entries, interval=args.interval,
+                  matches=args.matches, history_events=args.events, idle=args.idle,
+                  threads=args.threads,
+                  progress=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
     return 0
 
 
@@ -262,7 +280,7 @@ def _run_photos(args: argparse.Namespace) -> int:
 BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("vision", "card detection and classification: accuracy, speed, memory",
               _vision_options, _run_vision),
-    Benchmark("web", "live scoreboard: delivery latency to many phones, page weight",
+    Benchmark("web", "game night: many phones live, pages, entries, idle connections, long history",
               _web_options, _run_web),
     Benchmark("boards", "Ducky Ducky river and Sitting Ducks line reading: accuracy per place, ms",
               _boards_options, _run_boards),

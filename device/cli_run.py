@@ -111,7 +111,7 @@ def _match_count(text: str) -> int:
 
 def _logging() -> None:
     logging.basicConfig(level=logging.INFO, format="ducktable: %(message)s", stream=sys.stderr)
-    logging.getLogger("waitress").setLevel(logging.WARNING)
+    logging.getLogger("uvicorn").setLevel(logging.WARNING)
 
 
 # --------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = 8000
     threads: int = 48
-    """Worker threads: each phone watching the live scoreboard holds one."""
+    """Worker threads for pages and entries (live scoreboards hold none: web/asgi.py)."""
     public_url: str = ""
     """The scoreboard address for the QR code; empty = worked out from the network address."""
 

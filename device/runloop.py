@@ -8,13 +8,15 @@ reports events through a :class:`TableLink` until ``table.stop`` is set. The cam
 one (:class:`CameraProducer`: frames -> a table reader -> events), the demo's bots another;
 the phone's manual entry goes through the web app to the same store.
 
-Threads: one per producer, one watching the store for cue changes, the WSGI server's pool.
+Threads: one per producer, one watching the store for cue changes, the web server's event loop
+(live streams) and its pool of workers (pages), the live hub (web/live.py).
 SIGTERM or SIGINT sets one stop event; then producers finish, live streams end, the server,
 the cues and finally the store close, in that order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import signal
@@ -27,8 +29,6 @@ from types import FrameType
 from typing import Any, Protocol
 
 from ducktable.rules.core import Event, State, Verdict
-from waitress import wasyncore
-from waitress.server import create_server
 
 from .store import MatchInfo, MatchStore, StoreError
 
@@ -53,8 +53,8 @@ class TableLink:
     def current_match(self) -> MatchInfo | None:
         """The newest match while it is unfinished, else None (the camera has nothing to report
         to: an older match left unfinished is not the one on the table)."""
-        matches = self.store.list_matches()  # newest first
-        return matches[0] if matches and not matches[0].finished else None
+        newest = self.store.newest_match()
+        return newest if newest is not None and not newest.finished else None
 
     def state(self, match_id: int) -> State:
         return self.store.state(match_id)
@@ -392,59 +392,106 @@ class ButtonActions:
 
 
 class WebServer:
-    """The WSGI app served by waitress in a background thread, stoppable from outside."""
+    """The web app served by uvicorn on its own event loop in a background thread, stoppable
+    from outside. Live streams hold no thread (web/asgi.py); pages and entries run on a pool of
+    ``threads`` worker threads. The socket is bound here, so a port in use is told at once."""
 
     def __init__(self, app: Any, host: str, port: int, threads: int = 48) -> None:
+        import uvicorn
+        from ducktable.web.asgi import TableApp
+
         self.app = app
-        try:
-            self._server = create_server(
-                app, host=host, port=port, threads=threads, ident="ducktable",
-                channel_timeout=60, connection_limit=max(100, threads * 2),
-            )
-        except OSError as exc:
-            raise OSError(
-                f"cannot serve on {host}:{port} ({exc.strerror}); is another ducktable "
-                "running? choose another port with --port"
-            ) from None
-        self._stopping = threading.Event()
-        self._closing = threading.Lock()  # the trigger is pulled only while its pipe is open
-        self._closed = False
+        self._socket = _listening_socket(host, port)
+        self.asgi = TableApp(app, workers=threads)
+        config = uvicorn.Config(
+            self.asgi, lifespan="off", log_config=None, log_level="warning", access_log=False,
+            http=_timely_protocol(), limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
+            timeout_graceful_shutdown=int(JOIN_TIMEOUT_S), server_header=False,
+        )
+        self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
 
     @property
     def port(self) -> int:
-        return int(self._server.effective_port)
+        return int(self._socket.getsockname()[1])
 
     @property
     def host(self) -> str:
-        return str(self._server.effective_host)
+        return str(self._socket.getsockname()[0])
 
     def start(self) -> None:
         self._thread.start()
 
     def _serve(self) -> None:
-        """waitress's own loop, one poll at a time so that stop() can end it between polls;
-        the sockets are closed here, by the thread that polls them."""
-        adj = self._server.adj
         try:
-            while not self._stopping.is_set():
-                wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._server._map,
-                               use_poll=adj.asyncore_use_poll, count=1)
+            asyncio.run(self._server.serve(sockets=[self._socket]))
         finally:
-            with self._closing:
-                self._closed = True
-                wasyncore.close_all(self._server._map)
+            self._socket.close()
 
     def stop(self) -> None:
-        """End live streams (they watch STOP_EVENT), let running requests finish (the loop
-        still flushes their output), then end the loop, which closes every socket."""
+        """End live streams (they watch STOP_EVENT), let running requests finish, then close
+        every connection and the socket (idempotent)."""
         self.app.config["STOP_EVENT"].set()
-        self._server.task_dispatcher.shutdown(timeout=JOIN_TIMEOUT_S)
-        with self._closing:
-            self._stopping.set()
-            if not self._closed:  # a closed pipe's number may already belong to another file
-                self._server.pull_trigger()
-        self._thread.join(timeout=JOIN_TIMEOUT_S)
+        self.asgi.close()
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout=2 * JOIN_TIMEOUT_S)
+        else:
+            self._socket.close()
+
+
+MAX_CONNECTIONS = 900
+"""Open connections beyond which new requests get a 503 (a Pi's usual limit is 1,024 files)."""
+
+KEEP_ALIVE_S = 5
+"""Seconds an idle kept-alive connection stays open between two requests."""
+
+
+HEADER_TIMEOUT_S = 20.0
+"""A new connection whose request has not fully arrived by then is closed (idle or trickling)."""
+
+
+def _timely_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol, closing a connection that sends no whole request within
+    ``HEADER_TIMEOUT_S`` of opening: uvicorn times out only idle connections between requests,
+    and every open socket costs a file (a Pi allows 1,024)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimelyH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._late = self.loop.call_later(HEADER_TIMEOUT_S, self._close_if_no_request)
+
+        def _close_if_no_request(self) -> None:
+            if self.cycle is None and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._late.cancel()
+            super().connection_lost(exc)
+
+    return TimelyH11Protocol
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise OSError(f"cannot serve on {host}:{port} ({exc}); check the host address") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise OSError(
+            f"cannot serve on {host}:{port} ({exc.strerror}); is another ducktable "
+            "running? choose another port with --port"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def lan_address() -> str:

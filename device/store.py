@@ -19,6 +19,10 @@ a refused event or a failed write can never corrupt the cache. One connection se
 threads behind a lock; other processes may use the same file (the cache notices their changes
 through ``seq``).
 
+Beside the logs, each match's summary (event count, scores, winners) is written with every
+change, and a write made under an entry key claims that key, so that an entry sent twice is
+recorded once: both in device/store_index.py.
+
 The exported JSONL form is documented in docs/match-log-format.md.
 """
 
@@ -32,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,7 +55,12 @@ from ducktable.rules.core import (
     replay,
 )
 
-SCHEMA_VERSION = 1
+from . import store_index
+from .store_index import Answer, Claim
+from .store_index import DuplicateEntry as DuplicateEntry  # re-exported: the web app's door
+from .store_index import check_key as check_key
+
+SCHEMA_VERSION = 2
 """``PRAGMA user_version`` of a database this code writes. Bump it and add a migration."""
 
 LOG_FORMAT = "ducktable-match-log"
@@ -95,6 +104,11 @@ class MatchInfo:
     damaged: str = ""
     """Why the match's own row (its options or players) cannot be read; "" when it can. Such
     a match is still listed, so that one damaged row does not hide the others."""
+    scores: list[int] | None = None
+    """Each seat's score as the log stands, from the match's summary; None when not known
+    (the log does not replay, or it was never worked out: see ``MatchStore.summary``)."""
+    winners: list[int] | None = None
+    """The winning seats of a finished match ([] while it is played); None when not known."""
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -173,7 +187,10 @@ def _migrate_0_to_1(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _migrate_0_to_1}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    0: _migrate_0_to_1,
+    1: store_index.migrate_1_to_2,  # match summaries and entry keys
+}
 """``MIGRATIONS[v]`` turns a version-``v`` database into version ``v + 1`` (in a transaction)."""
 
 
@@ -196,6 +213,8 @@ class MatchStore:
         self._cache: dict[int, tuple[int, State]] = {}
         self._pending: dict[int, tuple[int, State]] = {}  # cache entries awaiting the commit
         self._conn: sqlite3.Connection | None = None
+        self._local = threading.local()  # the entry key of this thread's writes, if any
+        self._totals: tuple[Any, list[tuple[str, str, int, int, int, int]]] | None = None
         self.journal_mode = ""
         self.read_only = ""
         """Why the database could only be opened for reading (a full, read-only or failing
@@ -354,9 +373,19 @@ class MatchStore:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise StoreError(_unwritable(self.path, exc)) from None
+            claim: Claim | None = getattr(self._local, "claim", None)
+            changes = conn.total_changes
+            claiming = False
             try:
+                if claim is not None and not claim.claimed:
+                    store_index.check_unclaimed(conn, claim.key)  # an earlier try: do nothing
                 yield conn
+                if claim is not None and not claim.claimed and conn.total_changes != changes:
+                    store_index.claim_key(conn, claim.key)  # only a write that changed something
+                    claiming = True
                 conn.execute("COMMIT")
+                if claim is not None and claiming:
+                    claim.claimed = True
                 self._cache.update(self._pending)  # only states whose events are on disk
             except BaseException as exc:
                 for match_id in self._pending:
@@ -378,8 +407,7 @@ class MatchStore:
 
     def _row(self, conn: sqlite3.Connection, match_id: int) -> tuple[Any, ...]:
         row = conn.execute(
-            "SELECT id, game, options, players, observer, name, created, finished, seq,"
-            " (SELECT COUNT(*) FROM events WHERE match_id = m.id) FROM matches m WHERE id = ?",
+            f"SELECT {_INFO_COLUMNS} FROM matches WHERE id = ?",
             (_match_id(match_id),),
         ).fetchone()
         if row is None:
@@ -472,14 +500,9 @@ class MatchStore:
         )
 
     def _bump(self, conn: sqlite3.Connection, match_id: int, state: State | None) -> int:
-        """Advance the match's ``seq`` (and its finished flag when the state is known)."""
-        if state is None:
-            conn.execute("UPDATE matches SET seq = seq + 1 WHERE id = ?", (match_id,))
-        else:
-            conn.execute(
-                "UPDATE matches SET seq = seq + 1, finished = ? WHERE id = ?",
-                (int(state.is_over()), match_id),
-            )
+        """Advance the match's ``seq`` and record its summary as ``state`` stands."""
+        conn.execute("UPDATE matches SET seq = seq + 1 WHERE id = ?", (match_id,))
+        store_index.write_summary(conn, match_id, state)
         return self._seq(conn, match_id)
 
     # -- matches ---------------------------------------------------------------------------
@@ -545,20 +568,65 @@ class MatchStore:
                 self._audit(conn, match_id, seq, action,
                             reason=f"{len(events)} events")
             else:
+                store_index.write_summary(conn, match_id, state)
                 self._audit(conn, match_id, 0, "create")
             info = _info(self._row(conn, match_id))
             self._pending[match_id] = (self._seq(conn, match_id), state)
         return info
 
-    def list_matches(self) -> list[MatchInfo]:
-        """Every match, newest first."""
+    def list_matches(self, limit: int | None = None, before: int | None = None) -> list[MatchInfo]:
+        """Every match, newest first; ``limit`` of them at most, and only those with an id
+        below ``before`` when given (a page of the history)."""
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT id, game, options, players, observer, name, created, finished, seq,"
-                " (SELECT COUNT(*) FROM events WHERE match_id = m.id) FROM matches m"
-                " ORDER BY id DESC"
+                f"SELECT {_INFO_COLUMNS} FROM matches WHERE id < ? ORDER BY id DESC LIMIT ?",
+                (2**63 - 1 if before is None else before, -1 if limit is None else limit),
             ).fetchall()
         return [_info(row) for row in rows]
+
+    def player_totals(self) -> list[tuple[str, str, int, int, int, int]]:
+        """(game, player, matches, finished, wins, points) over every match's summary; the
+        matches without scores yet are worked out first (see :meth:`summary`)."""
+        with self._read() as conn:
+            key = (self.generation, *conn.execute("SELECT COUNT(*), TOTAL(seq) FROM matches").fetchone())
+            if self._totals is not None and self._totals[0] == key:
+                return self._totals[1]  # nothing changed since (here or in another process)
+            missing = store_index.unsummarised(conn)
+        for match_id in missing:
+            with suppress(StoreError):  # a match that does not replay stays out of the totals
+                self.summary(match_id)
+        with self._read() as conn:
+            totals = store_index.player_totals(conn)
+        self._totals = (key, totals)
+        return totals
+
+    def newest_match(self) -> MatchInfo | None:
+        """The match with the highest id (the table's current one), or None when there is
+        none; one row read, however long the history."""
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {_INFO_COLUMNS} FROM matches ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else _info(row)
+
+    def summary(self, match_id: int) -> MatchInfo:
+        """The match with its scores and winners, worked out by replaying it and kept when its
+        summary did not have them yet (a database from before summaries); StoreError when the
+        log does not replay."""
+        info = self.match(match_id)
+        if info.damaged:
+            raise StoreError(info.damaged)
+        if info.scores is not None:
+            return info
+        if self.read_only:
+            with self._read() as conn:
+                state = self._cached_state(conn, info.id)
+        else:
+            with self._write() as conn:
+                state = self._cached_state(conn, info.id)
+                store_index.write_summary(conn, info.id, state)
+        over = state.is_over()
+        return replace(info, scores=[int(s) for s in state.scores()],
+                       winners=state.winners() if over else [])
 
     def match(self, match_id: int) -> MatchInfo:
         match_id = _match_id(match_id)
@@ -630,6 +698,62 @@ class MatchStore:
             with self._changed:
                 if self._generation == generation:
                     self._changed.wait(min(remaining, WAIT_POLL_S))
+
+    @property
+    def generation(self) -> int:
+        """A counter that grows on every change this store makes (to any match)."""
+        with self._changed:
+            return self._generation
+
+    def wait_for_any_change(self, after_generation: int, timeout: float) -> int:
+        """Block until this store changes any match after ``after_generation`` (see
+        :attr:`generation`), or ``timeout`` seconds pass; returns the generation. Changes made
+        by other processes do not wake it: callers that care poll ``seq`` as well."""
+        with self._changed:
+            if self._generation == after_generation:
+                self._changed.wait(max(0.0, timeout))
+            return self._generation
+
+    def wake_waiters(self) -> None:
+        """Wake every thread waiting in :meth:`wait_for_any_change` or :meth:`wait_for_change`
+        at once, though nothing changed (a live stream that needs its first message now)."""
+        with self._changed:
+            self._generation += 1
+            self._changed.notify_all()
+
+    # -- entry keys (device/store_index.py) ------------------------------------------------
+    @contextmanager
+    def entry_key(self, key: str) -> Iterator[Claim]:
+        """Record the writes this thread makes in the block under the entry key ``key``: the
+        first write transaction that changes something claims it; any write transaction raises
+        :class:`DuplicateEntry` (nothing is written) when an earlier try of the same entry
+        already claimed it."""
+        claim = self._local.claim = Claim(store_index.check_key(key))
+        try:
+            yield claim
+        finally:
+            self._local.claim = None
+
+    def entry_answer(self, key: str) -> Answer | None:
+        """What the entry with ``key`` answered (``status`` None: it has not yet); None when
+        no entry with that key was recorded."""
+        with self._read() as conn:
+            return store_index.find_answer(conn, key)
+
+    def save_entry_answer(self, key: str, answer: Answer) -> None:
+        """Keep the answer the entry ``key`` gave, for its later tries."""
+        with self._lock:
+            if self.read_only:
+                return
+            conn = self.conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                store_index.save_answer(conn, key, answer)
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise StoreError(_unwritable(self.path, exc)) from None
 
     # -- events ----------------------------------------------------------------------------
     def check(self, match_id: int, event: Event | Mapping[str, Any] | str) -> Verdict:
@@ -1050,8 +1174,13 @@ def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
+_INFO_COLUMNS = ("id, game, options, players, observer, name, created, finished, seq, event_count,"
+                 " scores, winners")
+"""The columns of ``matches`` that :func:`_info` reads, in its order."""
+
+
 def _info(row: Any) -> MatchInfo:
-    mid, game, options, players, observer, name, created, finished, _seq, count = row
+    mid, game, options, players, observer, name, created, finished, _seq, count, scores, winners = row
     parsed: dict[str, Any] = {}
     damaged = ""
     for field_name, text, kind in (("options", options, dict), ("players", players, list)):
@@ -1080,6 +1209,8 @@ def _info(row: Any) -> MatchInfo:
         finished=bool(finished),
         event_count=int(count),
         damaged=damaged,
+        scores=store_index.read_ints(scores),
+        winners=store_index.read_ints(winners),
     )
 
 

@@ -34,7 +34,7 @@ ANY = None  # device/ may use any installed third-party module
 ALLOWED: dict[str, tuple[set[str] | None, set[str]]] = {
     "rules": (set(), {"rules"}),
     "vision": ({"numpy", "cv2", "onnxruntime"}, {"vision", "rules", "models"}),
-    "web": ({"flask", "werkzeug", "itsdangerous", "jinja2", "markupsafe", "qrcode"},
+    "web": ({"flask", "werkzeug", "itsdangerous", "jinja2", "markupsafe", "qrcode", "a2wsgi"},
             {"web", "rules", "device.store", "device.paths", "device.config", "device.cues"}),
     "device": (ANY, {"device", "rules", "vision", "web", "models", "sim", "bench"}),
     "sim": ({"numpy", "cv2", "onnxruntime"}, {"sim", "vision", "rules", "models"}),

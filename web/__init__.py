@@ -36,10 +36,11 @@ from typing import Any
 from flask import Flask
 
 LIVE_KEEPALIVE_S = 15.0
-"""Seconds between keep-alive comments on a quiet live stream (frees threads of gone phones)."""
+"""Seconds between keep-alive comments on a quiet live stream (finds phones that went away)."""
 
 LIVE_WAIT_S = 0.5
-"""Longest wait on the store per loop of a live stream (bounds how late a cue change shows)."""
+"""Longest wait of the live hub between two looks at the watched matches (bounds how late a
+cue or camera change, or another process's event, shows; this store's changes show at once)."""
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -72,11 +73,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.lstrip_blocks = True
     _fill_defaults(app)
 
-    from . import auth, csrf, db, errors, headers, present, words
+    from . import auth, csrf, db, errors, headers, idempotency, present, words
 
     db.init_app(app)
     auth.init_app(app)
     csrf.init_app(app)
+    idempotency.init_app(app)  # after the CSRF check: a forged POST claims no key
     errors.init_app(app)
     present.init_app(app)
     words.init_app(app)

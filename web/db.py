@@ -59,5 +59,4 @@ def match_or_404(match_id: int) -> MatchInfo:
 def current_match() -> MatchInfo | None:
     """The match the table is playing: the newest one, finished or not (an older match left
     unfinished must not take over the phones when the newest ends: they keep its result)."""
-    matches = get_store().list_matches()  # newest first
-    return matches[0] if matches else None
+    return get_store().newest_match()

@@ -1,8 +1,10 @@
 """History: every match played on this table, and per-player totals for each game.
 
 Totals are kept per game because points of different games do not add up (a DUCK point is
-not a Grey Duck point). A match whose log no longer replays is listed with the store's
-message instead of breaking the page. Each match's log can be downloaded: the public form
+not a Grey Duck point). Scores and winners come from each match's summary, kept by the store
+with every change (device/store_index.py), so the page costs the same after a restart and with
+a long history. A match whose log no longer replays is listed with the store's message
+instead of breaking the page. Each match's log can be downloaded: the public form
 (hidden cards removed) for anyone, the full form for an unlocked phone.
 """
 
@@ -20,7 +22,7 @@ from ducktable.rules.registry import game_class
 from flask import Blueprint, Response, render_template, request
 
 from .auth import is_unlocked, pin_required
-from .db import get_store, match_or_404
+from .db import MAX_MATCH_ID, get_store, match_or_404
 
 bp = Blueprint("history", __name__)
 
@@ -50,39 +52,49 @@ def _title(game: str) -> str:
         return game
 
 
-def summarise(matches: list[MatchInfo]) -> tuple[list[MatchRow], dict[str, list[PlayerTotal]]]:
+PAGE_SIZE = 50
+"""Matches listed per history page (the totals always cover every match)."""
+
+
+def summarise(matches: list[MatchInfo]) -> list[MatchRow]:
+    """A row per match from its stored summary; a match without one yet (a database from
+    before summaries) is replayed once, and its summary kept."""
     store = get_store()
     rows: list[MatchRow] = []
-    totals: dict[str, dict[str, PlayerTotal]] = defaultdict(dict)
     for info in matches:
         row = MatchRow(info, _title(info.game))
         try:
-            state = store.state(info.id)
-            row.scores = [int(s) for s in state.scores()]
-            row.winners = state.winners()
+            if info.damaged:
+                raise StoreError(info.damaged)
+            summary = info if info.scores is not None else store.summary(info.id)
+            row.scores = list(summary.scores or [])
+            row.winners = list(summary.winners or [])
+            if len(row.scores) != len(info.players):
+                raise StoreError(f"match {info.id}'s summary does not fit its seats")
         except StoreError as exc:
             row.problem = str(exc)
         rows.append(row)
-        if row.problem:
-            continue
-        for seat, name in enumerate(info.players):
-            total = totals[row.title].setdefault(name, PlayerTotal(name))
-            total.matches += 1
-            total.points += row.scores[seat]
-            if info.finished:
-                total.finished += 1
-                total.wins += seat in row.winners
-    ranked = {
-        title: sorted(by_name.values(), key=lambda t: (-t.wins, -t.points, t.name))
-        for title, by_name in sorted(totals.items())
-    }
-    return rows, ranked
+    return rows
+
+
+def totals() -> dict[str, list[PlayerTotal]]:
+    """Each game's players, best first: wins, then points (summed by the store)."""
+    by_game: dict[str, list[PlayerTotal]] = defaultdict(list)
+    for game, name, matches, finished, wins, points in get_store().player_totals():
+        by_game[_title(game)].append(PlayerTotal(name, matches, finished, wins, points))
+    return {title: sorted(players, key=lambda t: (-t.wins, -t.points, t.name))
+            for title, players in sorted(by_game.items())}
 
 
 @bp.get("/history")
 def index() -> Any:
-    rows, totals = summarise(get_store().list_matches())
-    return render_template("history.html", rows=rows, totals=totals)
+    before = request.args.get("before", type=int)
+    if before is not None and not 0 < before <= MAX_MATCH_ID:
+        before = None
+    shown = get_store().list_matches(limit=PAGE_SIZE + 1, before=before)
+    older = shown[PAGE_SIZE].id + 1 if len(shown) > PAGE_SIZE else None
+    return render_template("history.html", rows=summarise(shown[:PAGE_SIZE]), totals=totals(),
+                           older=older, newest=before is not None)
 
 
 @bp.get("/match/<int:match_id>/export.jsonl")

@@ -1,10 +1,10 @@
 """The scoreboard: each seat's score and what makes it up, whose turn, the last events, a
 per-round chart, the virtual LEDs and the camera's questions, kept live with Server-Sent Events.
 
-Why SSE: one long GET per phone that the server writes to when the match's ``seq`` grows
-(``store.wait_for_change``), so a phone shows an event well within a second without polling
-or reloading, and a browser reconnects by itself. The rendered board is cached per
-(match, seq), so thirty phones cost one render per event.
+Why SSE: one long GET per phone that the server writes to when the match changes, so a phone
+shows an event well within a second without polling or reloading, and a browser reconnects by
+itself. One hub builds each match's message once per change for every phone (web/live.py);
+the rendered board is also cached per (match, seq) for the pages.
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ducktable.device.store import MatchInfo, StoreError
+from ducktable.device.store import MatchInfo
 from ducktable.rules.core import Event, Game, State
 from ducktable.rules.registry import make_game
 from flask import (
     Blueprint,
+    Flask,
     Response,
     current_app,
     jsonify,
     redirect,
     render_template,
     request,
-    stream_with_context,
     url_for,
 )
 from markupsafe import Markup
@@ -38,6 +38,7 @@ from .camera import render_camera
 from .camera_status import camera_snapshot
 from .cards_svg import share_drawings
 from .db import current_match, get_store, match_or_404
+from .live import LiveHub, live_hub
 
 bp = Blueprint("scoreboard", __name__)
 
@@ -100,49 +101,51 @@ def view_json(match_id: int) -> Response:
 
 @bp.get("/match/<int:match_id>/live")
 def live(match_id: int) -> Response:
-    """The live stream: a ``board`` message now and after every change, keep-alives between."""
+    """The live stream: a ``board`` message now and after every change, keep-alives between.
+
+    This route holds a server thread while the phone watches; the appliance's server answers
+    this address itself without one (web/asgi.py). Both send the hub's messages (web/live.py).
+    """
     match_or_404(match_id)
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    store = get_store()
     stop: threading.Event = app.config["STOP_EVENT"]
-    wait_s = float(app.config["LIVE_WAIT_S"])
     keepalive_s = float(app.config["LIVE_KEEPALIVE_S"])
+    hub = board_hub(app)
 
-    def stream() -> Iterator[str]:
-        sent: tuple[int, Any, int | None, Any] | None = None
-        last_write = time.monotonic()
-        newer_checked = 0.0
-        newer: int | None = None
-        yield "retry: 1000\n\n"
-        while not stop.is_set():
-            try:
-                seq = store.seq(match_id)
-                cue = cue_snapshot()
-                camera = camera_snapshot()
-                now = time.monotonic()
-                if now - newer_checked > 2.0 or sent is None or sent[0] != seq:
-                    newer_checked = now
-                    current = current_match()
-                    newer = current.id if current is not None and current.id > match_id else None
-                state_key = (seq, cue, newer, camera and camera.get("version"))
-                if state_key != sent:
-                    info = store.match(match_id)
-                    payload = live_payload(info, newer, camera)
-                    sent = state_key
-                    last_write = now
-                    yield f"id: {payload['seq']}\nevent: board\ndata: {json.dumps(payload)}\n\n"
-                elif now - last_write >= keepalive_s:
-                    last_write = now
-                    yield ": keep-alive\n\n"
-                store.wait_for_change(match_id, seq, wait_s)
-            except StoreError:
-                return  # the store was closed (shutdown) or the match vanished: end the stream
+    def stream() -> Iterator[bytes]:
+        feed = hub.subscribe(match_id)
+        try:
+            yield b"retry: 1000\n\n"
+            seen = 0
+            last_write = time.monotonic()
+            while not stop.is_set() and not feed.missing:
+                if feed.version != seen and feed.message:
+                    seen = feed.version
+                    last_write = time.monotonic()
+                    yield feed.message
+                elif time.monotonic() - last_write >= keepalive_s:
+                    last_write = time.monotonic()
+                    yield b": keep-alive\n\n"
+                feed.wait(seen, min(1.0, keepalive_s))
+        finally:
+            hub.unsubscribe(feed)
 
     return Response(
-        stream_with_context(stream()),
+        stream(),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def board_hub(app: Flask) -> LiveHub:
+    """The app's live hub (web/live.py), building this module's ``board`` messages."""
+    return live_hub(app, live_message, cue_snapshot)
+
+
+def live_message(match_id: int, newer: int | None, camera: dict[str, Any] | None) -> bytes:
+    """One ``board`` message of the event stream: the board, LEDs and camera of the match."""
+    payload = live_payload(get_store().match(match_id), newer, camera)
+    return f"id: {payload['seq']}\nevent: board\ndata: {json.dumps(payload)}\n\n".encode()
 
 
 def live_payload(info: MatchInfo, newer: int | None,

@@ -25,7 +25,6 @@ from ducktable.device.runloop import (
     CameraStatus,
     CueWatcher,
     TableLink,
-    WebServer,
     public_url,
 )
 from ducktable.device.store import MatchStore, StoreError
@@ -211,30 +210,26 @@ def test_demo_appliance_plays_a_match_while_serving_the_scoreboard(tmp_path: Pat
         reopened.close()
 
 
-def test_the_web_server_stops_cleanly_when_its_loop_has_already_closed_the_sockets() -> None:
-    """CI once failed at teardown: the loop saw 'stopping', closed its wake-up pipe, and stop()
-    then wrote to the closed pipe (EBADF; a reused descriptor number would take the byte)."""
-
-    class App:
-        config: dict[str, Any] = {"STOP_EVENT": threading.Event()}
-
-        def __call__(self, environ: Any, start_response: Any) -> list[bytes]:
-            start_response("204 No Content", [])
-            return []
-
-    server = WebServer(App(), "127.0.0.1", 0, threads=1)
-    server.start()
-    server._stopping.set()  # the loop ends between two polls, before stop() wakes it
-    server._thread.join(timeout=5)
-    assert not server._thread.is_alive()
-    written: list[int] = []
-    real_write = os.write
-    try:
-        os.write = lambda fd, data: written.append(fd) or real_write(fd, data)  # type: ignore[assignment]
-        server.stop()
-    finally:
-        os.write = real_write
-    assert written == [] and App.config["STOP_EVENT"].is_set()
+def test_the_web_server_ends_open_streams_and_frees_its_port_when_stopped(tmp_path: Path) -> None:
+    store = MatchStore(tmp_path / "matches.sqlite3")
+    info = store.create_match("duck", ["Ann", "Ben", "Cat"])
+    appliance = Appliance(store, {"INSTANCE_PATH": str(tmp_path), "TABLE_PIN": "4821"}, port=0)
+    appliance.start()
+    port = appliance.server.port
+    watcher = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    watcher.request("GET", f"/match/{info.id}/live")
+    stream = watcher.getresponse()
+    assert stream.getheader("Content-Type", "").startswith("text/event-stream")
+    assert stream.readline() == b"retry: 1000\n"
+    appliance.stop()
+    rest = stream.read()  # the stream ends instead of waiting for the next event
+    assert b"keep-alive" not in rest
+    watcher.close()
+    assert not appliance.server._thread.is_alive()
+    appliance.stop()  # idempotent
+    with socket.socket() as again:
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.bind(("127.0.0.1", port))  # the port is free again
 
 
 def free_port() -> int:

@@ -58,7 +58,15 @@ function startLiveBoard(live) {
     live.dataset.over = data.over ? "1" : "0";
     followWakeLock(Boolean(data.over));
     leds.innerHTML = data.leds;
-    if (camera && camera.innerHTML !== data.camera) { camera.innerHTML = data.camera; }
+    if (camera && camera.dataset.sent !== data.camera) {
+      camera.dataset.sent = data.camera;
+      camera.innerHTML = data.camera;
+      // the stream is the same for every phone: its forms get this page's own token
+      camera.querySelectorAll("input[name=csrf_token]").forEach((input) => {
+        if (!input.value) { input.value = live.dataset.csrf; }
+      });
+      keyForms(camera);
+    }
     live.dataset.seq = String(data.seq);
     state.textContent = "live · update " + data.seq;
     state.dataset.state = "live";
@@ -160,8 +168,60 @@ function startSetup(form) {
   update();
 }
 
+// Every entry carries a random key, made once per form: when the phone sends it again (the
+// answer was slow, the person tapped twice, the browser resent it), the table records it once
+// and answers the second try as it answered the first. crypto.randomUUID needs https, which a
+// table on the local network has not; getRandomValues works on plain http too.
+const ENTRY_KEY = "idempotency_key";
+
+function newEntryKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function keyForm(form) {
+  if ((form.getAttribute("method") || "get").toLowerCase() !== "post") { return; }
+  if (form.querySelector(`input[name=${ENTRY_KEY}]`)) { return; }
+  const input = document.createElement("input");
+  input.type = "hidden";
+  input.name = ENTRY_KEY;
+  input.value = newEntryKey();
+  form.appendChild(input);
+}
+
+function keyForms(root) { root.querySelectorAll("form").forEach(keyForm); }
+
+// forms added later (by other scripts) get their key when they are sent
+document.addEventListener("submit", (e) => { if (e.target instanceof HTMLFormElement) { keyForm(e.target); } }, true);
+
+// a script's POST gets a key header unless it gives its own (a retry should reuse it); a
+// form's key that was answered is renewed, so that the form's next use is a new entry
+function renewKey(key) {
+  document.querySelectorAll(`input[name=${ENTRY_KEY}]`).forEach((input) => {
+    if (input.value === key) { input.value = newEntryKey(); }
+  });
+}
+
+if (window.fetch) {
+  const plainFetch = window.fetch.bind(window);
+  window.fetch = (resource, options = {}) => {
+    const method = (options.method || (resource instanceof Request ? resource.method : "GET")).toUpperCase();
+    if (method === "GET" || method === "HEAD") { return plainFetch(resource, options); }
+    const headers = new Headers(options.headers || (resource instanceof Request ? resource.headers : undefined));
+    const body = options.body;
+    const formKey = (body instanceof FormData || body instanceof URLSearchParams) && body.has(ENTRY_KEY);
+    if (!formKey && !headers.has("Idempotency-Key")) { headers.set("Idempotency-Key", newEntryKey()); }
+    return plainFetch(resource, { ...options, headers }).then((response) => {
+      if (formKey && response.status < 500) { renewKey(body.get(ENTRY_KEY)); }
+      return response;
+    });
+  };
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   localTimes(document);
+  keyForms(document);
   const live = document.getElementById("live");
   if (live && window.EventSource) { startLiveBoard(live); }
   if (live) { startMySeat(live); }
