@@ -1,0 +1,319 @@
+"""A Grey Duck party across several Pis (GREY-V2): the MQTT topics, messages and the host.
+
+Why this module exists: every table needs its own camera, so a real party has one Pi per table.
+Each table's Pi plays its own one-hand match per round (device/party_table.py) and sends the
+result to the host Pi over an MQTT broker (Mosquitto); the host keeps the party (``party.json``)
+and publishes its state, retained, for every table and phone. docs/party.md describes the
+topics, the keys and what happens when a Pi, the Wi-Fi or the broker drops out.
+
+Exactly once: a result is keyed by (party id, hand, table). The host counts a key only while
+the party's current hand has no result for that table, and saves the party before it publishes
+the new state, so a result sent twice (a table re-sending after a reconnect, the broker
+re-delivering after a restart) is recognised and ignored. A table keeps its result in a durable
+outbox until the host's state shows it counted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ducktable.rules.grey_party import Party, PartyError
+
+from .cli import UserError
+from .party_file import LIVE_NAME, PARTY_NAME, PartyFile, PartyFileError, write_json_atomic
+
+log = logging.getLogger("ducktable.party")
+
+PREFIX = "ducktable/party"
+STATE_TOPIC = f"{PREFIX}/state"
+"""Retained, host -> everyone: the whole party state (:func:`party_state`)."""
+RESULT_TOPIC = PREFIX + "/result/{table}"
+"""QoS 1, table -> host: one hand's finishing order, keyed (:class:`HandResult`)."""
+STATUS_TOPIC = PREFIX + "/table/{table}/status"
+"""Retained, table -> host: the table's live status; the broker publishes the table's will
+(``connected: false``) here when the table drops off without saying goodbye."""
+
+STATE_VERSION = 1
+DEFAULT_PORT = 1883
+KEEPALIVE_S = 5
+"""MQTT keep-alive: a silent table is declared gone after 1.5 times this."""
+
+
+class LinkError(UserError):
+    """A party link that cannot start (bad broker address, no paho); the message says why."""
+
+
+def parse_broker(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` or ``HOST`` (port 1883) -> (host, port); a clear error otherwise."""
+    text = text.strip()
+    host, sep, port_text = text.rpartition(":")
+    if not sep:
+        host, port_text = text, str(DEFAULT_PORT)
+    host = host.strip("[]")
+    if not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise LinkError(f"the broker address {text!r:.60} is not HOST:PORT (e.g. "
+                        f"ducktable.local:{DEFAULT_PORT} or 192.168.1.20:{DEFAULT_PORT})")
+    return host, int(port_text)
+
+
+def result_key(party_id: str, hand: int, table: int) -> str:
+    """The key that makes a result count once: party, hand (1-based), table (0-based)."""
+    return f"{party_id}/{hand}/{table}"
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """One table's finishing order of one hand, as sent to the host."""
+
+    party_id: str
+    hand: int
+    table: int
+    order: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return result_key(self.party_id, self.hand, self.table)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "party_id": self.party_id, "hand": self.hand,
+                "table": self.table, "order": list(self.order)}
+
+    @classmethod
+    def from_payload(cls, payload: bytes) -> HandResult:
+        """Parse a result message; ValueError with the reason for anything malformed."""
+        obj = json.loads(payload.decode("utf-8"))
+        if not isinstance(obj, dict):
+            raise ValueError("a result is a JSON object")
+        party_id, hand, table, order = (obj.get(k) for k in ("party_id", "hand", "table", "order"))
+        if not isinstance(party_id, str) or not isinstance(hand, int) or not isinstance(table, int) \
+                or not isinstance(order, list) or not all(isinstance(n, str) for n in order):
+            raise ValueError("a result needs party_id, hand, table and order (names)")
+        return cls(party_id, hand, table, tuple(order))
+
+
+def make_client(client_id: str, *, will: tuple[str, bytes] | None = None) -> Any:
+    """A paho MQTT client with a persistent session (the broker keeps its subscriptions and
+    unacknowledged QoS 1 messages while it is away) that reconnects by itself."""
+    try:
+        import paho.mqtt.client as mqtt
+    except ImportError:
+        raise LinkError("the party link needs paho-mqtt: .venv/bin/pip install paho-mqtt") from None
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                         clean_session=False, protocol=mqtt.MQTTv311)
+    client.reconnect_delay_set(min_delay=1, max_delay=2)
+    client.max_queued_messages_set(0)  # unlimited: the outbox bounds what is re-sent anyway
+    if will is not None:
+        client.will_set(will[0], will[1], qos=1, retain=True)
+    return client
+
+
+def pending_moves(party: Party) -> list[dict[str, Any]]:
+    """Who moves where next: each reported table's Duckling goes to the next table once every
+    table has reported (GREY-V2); a table still playing shows its Duckling as unknown."""
+    if party.is_over():
+        return []
+    tables = party.tables()
+    return [{"from": t.table, "to": (t.table + 1) % len(tables),
+             "player": t.order[-1] if t.order is not None else None} for t in tables]
+
+
+def party_state(party: Party, party_id: str, live: dict[int, dict[str, Any]],
+                rejected: dict[str, str]) -> dict[str, Any]:
+    """The retained state message: everything a table or phone needs to show the party."""
+    return {
+        "v": STATE_VERSION,
+        "party_id": party_id,
+        "party": {**party.to_json(), "id": party_id},
+        "hand": party.round,
+        "hands": party.hands,
+        "over": party.is_over(),
+        "standings": party.standings(),
+        "tables": [{**t.to_json(), "live": live.get(t.table)} for t in party.tables()],
+        "moves": pending_moves(party),
+        "rejected": rejected,
+        "sent": time.time(),
+    }
+
+
+def counted(state: dict[str, Any], key: str) -> bool:
+    """Whether the host's state shows the result ``key`` counted."""
+    party_id, _, rest = key.partition("/")
+    hand_text, _, table_text = rest.partition("/")
+    if state.get("party_id") != party_id:
+        return False
+    rounds = (state.get("party") or {}).get("rounds") or []
+    hand, table = int(hand_text), int(table_text)
+    if not 1 <= hand <= len(rounds) or not 0 <= table < len(rounds[hand - 1]):
+        return False
+    return rounds[hand - 1][table].get("order") is not None
+
+
+class PartyHost:
+    """The host's side: counts each table's results once, keeps the party, publishes its state.
+
+    Runs paho's network thread; :meth:`run` also republishes when the party file changes (a
+    result typed on the phone, a new party) until ``stop`` is set.
+    """
+
+    def __init__(self, data_dir: Path, broker: tuple[str, int],
+                 on_count: Callable[[str, str], None] | None = None) -> None:
+        self.data_dir = data_dir
+        self.broker = broker
+        self.file = PartyFile(data_dir / PARTY_NAME)
+        self.live: dict[int, dict[str, Any]] = {}
+        self.rejected: dict[str, str] = {}
+        self.counts = {"counted": 0, "duplicate": 0, "rejected": 0}
+        self.on_count = on_count
+        self.connected = threading.Event()
+        self._lock = threading.Lock()
+        self._seen_mtime: float | None = None
+        self.client = make_client("ducktable-party-host")
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_message = self._on_message
+
+    # -- MQTT callbacks (paho's thread) --------------------------------------------------------
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            log.warning("party: the broker refused the host (%s)", reason)
+            return
+        client.subscribe([(RESULT_TOPIC.format(table="+"), 1), (STATUS_TOPIC.format(table="+"), 1)])
+        self.connected.set()
+        log.info("party: host connected to the broker at %s:%d", *self.broker)
+        self.publish()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                       props: Any) -> None:
+        self.connected.clear()
+        log.warning("party: lost the broker at %s:%d; trying again", *self.broker)
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        try:
+            if message.topic.startswith(f"{PREFIX}/result/"):
+                self.receive_result(message.payload)
+            elif message.topic.startswith(f"{PREFIX}/table/"):
+                self._receive_status(message.topic, message.payload)
+        except Exception:  # a bad message must not stop the host
+            log.exception("party: could not handle a message on %s", message.topic)
+
+    # -- results -------------------------------------------------------------------------------
+    def receive_result(self, payload: bytes) -> str:
+        """Count a result once: "counted", "duplicate", "rejected" or "other party"."""
+        try:
+            result = HandResult.from_payload(payload)
+        except (ValueError, UnicodeDecodeError) as exc:
+            log.warning("party: ignored a malformed result (%s)", exc)
+            return "rejected"
+        with self._lock:
+            outcome = self._count(result)
+        if outcome != "other party":
+            self.counts[outcome] += 1
+        if self.on_count is not None:
+            self.on_count(result.key, outcome)
+        self.publish()
+        return outcome
+
+    def _count(self, result: HandResult) -> str:
+        with self.file.update() as held:
+            party, party_id = held
+            if party is None or result.party_id != party_id:
+                log.info("party: ignored result %s of another party", result.key)
+                return "other party"
+            rounds = party.rounds
+            if not 1 <= result.hand <= len(rounds) or not 0 <= result.table < len(rounds[-1]):
+                return self._reject(result, f"there is no hand {result.hand} at table "
+                                    f"{result.table + 1} yet")
+            earlier = rounds[result.hand - 1][result.table].order
+            if earlier is not None:
+                if earlier != result.order:
+                    log.warning("party: table %d sent hand %d again with another order; the "
+                                "first one counts", result.table + 1, result.hand)
+                log.info("party: duplicate of %s ignored", result.key)
+                return "duplicate"
+            try:
+                party.record_hand(result.table, result.order)
+            except PartyError as exc:
+                return self._reject(result, str(exc))
+        log.info("party: counted table %d hand %d: %s", result.table + 1, result.hand,
+                 ", ".join(result.order))
+        return "counted"
+
+    def _reject(self, result: HandResult, why: str) -> str:
+        log.warning("party: refused %s: %s", result.key, why)
+        self.rejected[result.key] = why
+        return "rejected"
+
+    def _receive_status(self, topic: str, payload: bytes) -> None:
+        try:
+            table = int(topic.split("/")[-2])
+            status = json.loads(payload.decode("utf-8")) if payload else None
+        except (ValueError, UnicodeDecodeError):
+            return
+        if status is not None and not isinstance(status, dict):
+            return
+        with self._lock:
+            if status is None:
+                self.live.pop(table, None)
+            else:
+                self.live[table] = {**status, "heard": time.time()}
+        self.publish()
+
+    # -- state ---------------------------------------------------------------------------------
+    def state(self) -> dict[str, Any] | None:
+        try:
+            loaded = self.file.load()
+        except PartyFileError as exc:
+            log.warning("party: %s", exc)
+            return None
+        if loaded is None:
+            return None
+        party, party_id = loaded
+        with self._lock:
+            live = {k: v for k, v in self.live.items()
+                    if v.get("party_id") in (party_id, None)}
+            return party_state(party, party_id, live, dict(self.rejected))
+
+    def publish(self) -> None:
+        """Publish the party's state, retained, and keep it for this Pi's phones."""
+        state = self.state()
+        if state is None:
+            return
+        write_json_atomic(self.data_dir / LIVE_NAME, {**state, "role": "host",
+                                                     "broker": "%s:%d" % self.broker})
+        self.client.publish(STATE_TOPIC, json.dumps(state), qos=1, retain=True)
+
+    def _party_changed(self) -> bool:
+        try:
+            mtime = self.file.path.stat().st_mtime
+        except OSError:
+            mtime = None
+        changed = mtime != self._seen_mtime
+        self._seen_mtime = mtime
+        return changed
+
+    # -- running -------------------------------------------------------------------------------
+    def start(self) -> None:
+        self._party_changed()
+        self.client.connect_async(*self.broker, keepalive=KEEPALIVE_S)
+        self.client.loop_start()
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def run(self, stop: threading.Event, poll_s: float = 0.5) -> None:
+        """Until ``stop``: republish when the party file changes (phone, new party)."""
+        self.start()
+        try:
+            while not stop.wait(poll_s):
+                if self._party_changed():
+                    self.publish()
+        finally:
+            self.stop()
