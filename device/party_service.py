@@ -24,6 +24,10 @@ from .store import MatchStore
 
 log = logging.getLogger("ducktable.party")
 
+HOST_LINGER_S = 2.0
+"""With ``--until-over``, how long the host stays up after the last result (its broker too),
+so that every table hears the final state."""
+
 
 class PartyService:
     """Starts and stops the pieces that ``settings`` asks for."""
@@ -128,6 +132,8 @@ class PartyService:
         try:
             while not stop.wait(self.step()):
                 if until_over and self.over() and not self._results_waiting():
+                    if self.host is not None:  # the final state reaches the other tables
+                        stop.wait(HOST_LINGER_S)
                     break
         finally:
             self.stop()

@@ -1,0 +1,110 @@
+"""A party across Pis as it runs: a real mosquitto, the host and every table as their own
+``ducktable`` process with their own data folder; bots play the hands (GREY-V2).
+
+The fault test pulls the plug (SIGKILL) on a table in the middle of a hand, on the broker in the
+middle of the party and on the host, starts each again, and checks that every table's every hand
+reaches the standings exactly once and equals the match the table played.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .party_helpers import (
+    PLAYERS,
+    Ducktable,
+    Mosquitto,
+    assert_every_hand_counted_once,
+    free_port,
+    outbox_rows,
+    saved_party,
+    wait_for,
+)
+
+HANDS = 4
+
+
+def host(folder: Path, broker: Mosquitto, *extra: str) -> Ducktable:
+    return Ducktable(folder, "party", "host", "--broker", broker.address, "--no-mdns",
+                     "--until-over", *extra)
+
+
+def table(folder: Path, number: int, broker: Mosquitto, pace: str = "0") -> Ducktable:
+    return Ducktable(folder, "party", "join", "--table", str(number), "--broker", broker.address,
+                     "--bots", pace, "--seed", str(number), "--until-over")
+
+
+def test_two_tables_on_their_own_pis_play_a_party_to_the_end(tmp_path: Path) -> None:
+    broker = Mosquitto(tmp_path / "broker")
+    broker.start()
+    processes = [host(tmp_path / "host", broker, "--players", *PLAYERS, "--hands", str(HANDS))]
+    processes += [table(tmp_path / f"table{n}", n, broker) for n in (1, 2)]
+    try:
+        for process in processes:
+            process.start()
+        for process in processes:
+            assert process.wait() == 0, process.output()[-3000:]
+        party = assert_every_hand_counted_once(tmp_path / "host", [tmp_path / "table1",
+                                                                   tmp_path / "table2"])
+        assert [len(t.players) for t in party.tables()] == [4, 3]
+        final = processes[1].output()  # a table prints the party's final standings
+        assert f"hand {HANDS} of {HANDS} (over)" in final
+        assert party.standings()[0]["name"] in final
+    finally:
+        for process in processes:
+            process.stop()
+        broker.kill()
+
+
+def test_a_table_the_broker_and_the_host_pulled_out_mid_party_lose_nothing(
+        tmp_path: Path) -> None:
+    broker = Mosquitto(tmp_path / "broker")
+    broker.start()
+    host_dir, dirs = tmp_path / "host", [tmp_path / "table1", tmp_path / "table2"]
+    the_host = host(host_dir, broker, "--players", *PLAYERS, "--hands", str(HANDS)).start()
+    tables = [table(folder, n, broker, pace="0.01").start() for n, folder in enumerate(dirs, 1)]
+    try:
+        # A table loses power in the middle of a hand of round 1 or 2 ...
+        assert wait_for(lambda: (p := saved_party(host_dir)) is not None and (
+            p.round >= 2 or any(t.order for t in p.tables())))
+        tables[0].kill()
+        tables[0] = table(dirs[0], 1, broker, pace="0.01").start()
+        # ... then the broker stops mid-party while the tables play on, and comes back ...
+        assert wait_for(lambda: (p := saved_party(host_dir)) is not None and p.round >= 3)
+        broker.kill()
+        assert wait_for(lambda: any(status == "queued" for d in dirs
+                                    for _, status, _ in outbox_rows(d)), timeout_s=20), \
+            "no table finished a hand while the broker was away"
+        broker.start()
+        # ... and the host loses power too; it comes back to the party it saved.
+        assert wait_for(lambda: (p := saved_party(host_dir)) is not None and p.round >= 4)
+        the_host.kill()
+        the_host = host(host_dir, broker).start()
+        assert the_host.wait() == 0, the_host.output()[-3000:]
+        for process in tables:
+            assert process.wait() == 0, process.output()[-3000:]
+        assert_every_hand_counted_once(host_dir, dirs)
+        assert "lost the broker" in "".join(t.output() for t in tables)
+    finally:
+        for process in [the_host, *tables]:
+            process.stop()
+        broker.kill()
+
+
+def test_party_host_runs_its_own_mosquitto_and_tables_find_it_by_mdns(tmp_path: Path) -> None:
+    """No --broker anywhere: the host starts mosquitto on --broker-port and announces itself;
+    the table browses for ``_ducktable._tcp`` (here over this machine's own interfaces)."""
+    port = str(free_port())
+    the_host = Ducktable(tmp_path / "host", "party", "host", "--players", *PLAYERS[:6],
+                         "--hands", "1", "--broker-port", port, "--table", "1", "--bots", "0",
+                         "--until-over").start()
+    other = Ducktable(tmp_path / "table2", "party", "join", "--table", "2", "--bots", "0",
+                      "--until-over").start()
+    try:
+        assert other.wait() == 0, other.output()[-3000:] + the_host.output()[-2000:]
+        assert "found the host at" in other.output()
+        assert the_host.wait() == 0, the_host.output()[-3000:]
+        assert_every_hand_counted_once(tmp_path / "host", [tmp_path / "host", tmp_path / "table2"])
+    finally:
+        other.stop()
+        the_host.stop()
