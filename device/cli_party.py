@@ -124,15 +124,16 @@ def _run(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     def handler(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)
+    before = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
     service = PartyService(data_dir, store, settings)
     try:
         service.run(stop, until_over=args.until_over)
-    except LinkError as exc:
+    except (LinkError, PartyFileError) as exc:
         raise UserError(str(exc)) from None
     finally:
         store.close()
+        for sig, old in before.items():
+            signal.signal(sig, old)
     if args.until_over:
         _print_standings(live_state(data_dir))
     return 0

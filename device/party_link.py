@@ -261,6 +261,8 @@ class PartyHost:
         with self._lock:
             if status is None:
                 self.live.pop(table, None)
+            elif status.get("connected") is False:  # a will or a goodbye: keep what was known
+                self.live[table] = {**self.live.get(table, {}), **status, "heard": time.time()}
             else:
                 self.live[table] = {**status, "heard": time.time()}
         self.publish()
@@ -286,7 +288,7 @@ class PartyHost:
         if state is None:
             return
         write_json_atomic(self.data_dir / LIVE_NAME, {**state, "role": "host",
-                                                     "broker": "%s:%d" % self.broker})
+                                                     "broker": "{}:{}".format(*self.broker)})
         self.client.publish(STATE_TOPIC, json.dumps(state), qos=1, retain=True)
 
     def _party_changed(self) -> bool:

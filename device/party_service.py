@@ -17,7 +17,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .party_file import LIVE_NAME, link_settings, write_json_atomic
+from .party_file import (
+    LIVE_NAME,
+    PARTY_NAME,
+    PartyFile,
+    PartyFileError,
+    link_settings,
+    write_json_atomic,
+)
 from .party_link import DEFAULT_PORT, LinkError, PartyHost, parse_broker
 from .party_table import PartyTable
 from .store import MatchStore
@@ -56,6 +63,9 @@ class PartyService:
         role = settings.get("role")
         broker_text = str(settings.get("broker") or "")
         if role == "host":
+            if PartyFile(self.data_dir / PARTY_NAME).load() is None:
+                raise LinkError(f"there is no party in {self.data_dir} to host; start one "
+                                "(ducktable party host --players ..., or the phone's party page)")
             if broker_text:
                 broker = parse_broker(broker_text)
             else:
@@ -66,9 +76,6 @@ class PartyService:
                 self.broker_process.start()
                 broker = ("127.0.0.1", port)
             self.host = PartyHost(self.data_dir, broker)
-            if self.host.state() is None:
-                raise LinkError(f"there is no party in {self.data_dir} to host; start one "
-                                "(ducktable party host --players ..., or the phone's party page)")
             self.host.start()
             if settings.get("mdns", True):
                 self._advertise(broker[1])
@@ -175,7 +182,7 @@ class PartyLinkProducer:
         service = PartyService(self.data_dir, store, settings, web_port=self.web_port)
         try:
             service.start()
-        except LinkError as exc:
+        except (LinkError, PartyFileError) as exc:
             log.warning("party: %s", exc)
             write_json_atomic(self.data_dir / LIVE_NAME,
                               {"role": settings.get("role"), "problem": str(exc)})

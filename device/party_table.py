@@ -176,7 +176,7 @@ class PartyTable:
             self._state = state
         write_json_atomic(self.data_dir / LIVE_NAME,
                           {**state, "role": "join", "table": self.table,
-                           "broker": "%s:%d" % self.broker})
+                           "broker": "{}:{}".format(*self.broker)})
         for key, _, _ in self.outbox.queued():
             if counted(state, key):
                 self.outbox.settle(key, "counted")
