@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test lint bench model locator features browser-deps clean
+.PHONY: demo test lint bench model locator features browser-deps party-deps clean
 
 # Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
 # extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
@@ -25,8 +25,9 @@ demo: $(VENV)/.runtime
 	$(VENV)/bin/ducktable demo
 
 ## Run the whole test suite, one process per core (installs Debian's chromium for the browser
-## tests when missing). `.venv/bin/pytest tests/...` runs a part of it in one process.
-test: $(VENV)/.installed browser-deps
+## tests and Debian's mosquitto for the party tests when missing). `.venv/bin/pytest tests/...`
+## runs a part of it in one process.
+test: $(VENV)/.installed browser-deps party-deps
 	$(PY) -m pytest -n auto
 
 lint: $(VENV)/.installed
@@ -59,6 +60,16 @@ browser-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else \
 	    echo "The browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; \
+	  fi; \
+	fi
+
+## The party tests run a real MQTT broker, as the host Pi does (Debian puts it in /usr/sbin).
+party-deps:
+	@if [ ! -x /usr/sbin/mosquitto ] && ! command -v mosquitto >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto >/dev/null; \
+	  else \
+	    echo "The party tests need Debian's mosquitto: sudo apt-get install mosquitto"; exit 1; \
 	  fi; \
 	fi
 
