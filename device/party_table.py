@@ -178,7 +178,9 @@ class PartyTable:
                           {**state, "role": "join", "table": self.table,
                            "broker": "{}:{}".format(*self.broker)})
         for key, _, _ in self.outbox.queued():
-            if counted(state, key):
+            if not key.startswith(f"{state.get('party_id')}/"):  # the host started a new party
+                self.outbox.settle(key, "stale", f"the host now runs party {state.get('party_id')}")
+            elif counted(state, key):
                 self.outbox.settle(key, "counted")
             elif key in (state.get("rejected") or {}):
                 self.outbox.settle(key, "rejected", str(state["rejected"][key]))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -100,19 +101,30 @@ def _link_view() -> dict[str, Any]:
     or published (live status per table, who moves where), and a problem starting it."""
     folder = data_folder()
     link = link_settings(folder)
-    live = live_state(folder) if link is not None else None
+    live = live_state(folder)  # also when `ducktable party host|join` runs the link
     remote = None
     if live is not None and live.get("role") == "join" and isinstance(live.get("party"), dict):
         try:
             remote = Party.from_json(live["party"])
         except PartyError:
             remote = None
+    elif live is not None and live.get("role") == "host" and link is None:
+        try:
+            loaded = party_file().load()
+        except PartyFileError:
+            loaded = None
+        if loaded is None or live.get("party_id") != loaded[1]:
+            live = None  # published for an earlier party: nothing to show
     tables_live = {}
     if live is not None:
         for row in live.get("tables") or []:
             if isinstance(row, dict) and isinstance(row.get("live"), dict):
                 tables_live[row.get("table")] = row["live"]
+    sent = (live or {}).get("sent")
+    live_sent = datetime.fromtimestamp(sent, UTC).isoformat() \
+        if isinstance(sent, int | float) and 0 < sent < 2**40 else None
     return {"link": link, "live": live, "remote": remote, "tables_live": tables_live,
+            "live_sent": live_sent,
             "link_problem": (live or {}).get("problem"), "default_port": DEFAULT_PORT}
 
 

@@ -5,6 +5,7 @@ the link inside ``ducktable run``, and the commands' one-line errors."""
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from ducktable.device.party_link import (
     LinkError,
     PartyHost,
     parse_broker,
+    party_state,
 )
 from ducktable.device.party_mdns import Advertiser, discover
 from ducktable.device.party_service import PartyLinkProducer
@@ -267,3 +269,39 @@ def test_a_party_under_way_is_not_replaced_without_new(
     assert main(["--data-dir", str(tmp_path), "party", "status"]) == 0
     out = capsys.readouterr().out
     assert f"party {PARTY_ID}: hand 1 of 2" in out and "Ann" in out
+
+
+def test_a_table_settles_its_outbox_from_the_state_it_hears(tmp_path: Path) -> None:
+    """Counted, refused, of an earlier party, or still waiting: the host's state says which."""
+    party = Party(PLAYERS, hands=3)
+    party.record_hand(0, ["Dan", "Cat", "Ben", "Ann"])
+    store = MatchStore(tmp_path / "matches.sqlite3")
+    table = PartyTable(store, tmp_path, 0, ("127.0.0.1", free_port()))
+    try:
+        results = {
+            "counted": HandResult(PARTY_ID, 1, 0, ("Dan", "Cat", "Ben", "Ann")),
+            "rejected": HandResult(PARTY_ID, 1, 1, ("Ann", "Ben", "Cat")),
+            "stale": HandResult("oldparty", 5, 0, ("Ann", "Ben", "Cat", "Dan")),
+            "queued": HandResult(PARTY_ID, 2, 1, ("Eve", "Fay", "Gus")),
+        }
+        for result in results.values():
+            table.outbox.add(result)
+        state = party_state(party, PARTY_ID, {}, {results["rejected"].key: "wrong players"})
+        table._on_message(None, None, SimpleNamespace(topic=STATE_TOPIC,
+                                                      payload=json.dumps(state).encode()))
+        assert {row["key"]: row["status"] for row in table.outbox.rows()} == {
+            result.key: status for status, result in results.items()}
+        assert table.current_hand() is not None and live_state(tmp_path)["role"] == "join"
+        found = table.current_hand()
+        assert found is not None and found[2].order == ("Dan", "Cat", "Ben", "Ann")
+    finally:
+        table.outbox.close()
+        store.close()
+
+
+def test_make_test_installs_mosquitto_when_it_is_missing(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    plan = subprocess.run(["make", "-n", "test", f"VENV={tmp_path / '.venv'}"], cwd=root,
+                          check=True, capture_output=True, text=True, timeout=60).stdout
+    assert "apt-get install -y -qq mosquitto" in plan
+    assert "sudo apt-get install mosquitto" in plan  # what a user without root is told

@@ -132,3 +132,15 @@ def test_a_result_the_host_counted_meanwhile_is_not_lost_by_a_phone(unlocked: Ph
     assert loaded is not None and loaded[1] == json.loads(
         Path(app.config["PARTY_FILE"]).read_text())["id"]
     assert loaded[0].round == 2 and loaded[0].rounds[0][0].order == ("Dan", "Cat", "Ben", "Ann")
+
+
+def test_a_host_run_from_the_command_line_shows_live_and_an_old_partys_state_does_not(
+        phone: Phone, app: Flask) -> None:
+    hosted(app)
+    (folder_of(app) / "party-link.json").unlink()  # `ducktable party host`, not the phone
+    page = text(phone.get("/party"))
+    assert "Tables now" in page and "● connected" in page and "as the host saw them at" in page
+    party = Party(PLAYERS, hands=2)
+    PartyFile(app.config["PARTY_FILE"]).save(party, "new999")  # a new party since
+    page = text(phone.get("/party"))
+    assert "Tables now" not in page and "● connected" not in page
