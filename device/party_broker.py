@@ -8,8 +8,10 @@ retained states outlive a broker restart. If mosquitto stops, it is started agai
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -21,6 +23,7 @@ from .party_link import LinkError
 log = logging.getLogger("ducktable.party")
 
 INSTALL_HINT = "sudo apt-get install mosquitto"
+PR_SET_PDEATHSIG = 1
 
 
 def mosquitto_path() -> str:
@@ -50,6 +53,16 @@ def write_config(folder: Path, port: int, bind: str = "0.0.0.0") -> Path:
     return path
 
 
+def _die_with_parent() -> None:
+    """In the child: stop mosquitto when ducktable dies, so that no orphan keeps the port and
+    stops the next ``party host`` from starting its own (Linux's PR_SET_PDEATHSIG)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: stopping it is left to stop()
+
+
 def wait_for_port(host: str, port: int, timeout_s: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -76,7 +89,7 @@ class Broker:
     def _spawn(self) -> None:
         self.process = subprocess.Popen([self.program, "-c", str(self.config)],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE)
+                                        stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
         probe = "127.0.0.1" if self.bind in ("0.0.0.0", "") else self.bind
         if not wait_for_port(probe, self.port) or self.process.poll() is not None:
             error = b""

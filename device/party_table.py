@@ -240,11 +240,13 @@ class PartyTable:
         if match_id is not None:
             return match_id
         names = (self.state() or {}).get("party", {}).get("names", "classic")
+        title = f"party {party_id} hand {hand.round} table {self.table + 1}"
         try:
-            info = self.store.create_match(
+            # Started just before a power cut, before the outbox noted it: carry on with it.
+            started = [m for m in self.store.list_matches() if m.name == title]
+            info = started[-1] if started else self.store.create_match(
                 "grey", list(hand.players), hand.match_options(names),
-                observer=self.bots is None,
-                name=f"party {party_id} hand {hand.round} table {self.table + 1}")
+                observer=self.bots is None, name=title)
         except StoreError as exc:
             log.warning("party: table %d cannot start its match: %s", self.table + 1, exc)
             return None

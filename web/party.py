@@ -128,11 +128,17 @@ def _link_view() -> dict[str, Any]:
             "link_problem": (live or {}).get("problem"), "default_port": DEFAULT_PORT}
 
 
-def _page(party: Party | None, problem: str | None = None, status: int = 200) -> Any:
-    view = _link_view()
+def _shown(party: Party | None, view: dict[str, Any]) -> dict[str, Any]:
+    """What the live part shows: the host's party on a joined Pi, else this Pi's own."""
     shown = view["remote"] if view["remote"] is not None else party
     standings = shown.standings() if shown is not None else []
     rounds = max((h["round"] for row in standings for h in row["hands"]), default=0)
+    return {"party": shown, "standings": standings, "rounds": rounds,
+            "moves": pending_moves(shown) if shown is not None else []}
+
+
+def _page(party: Party | None, problem: str | None = None, status: int = 200) -> Any:
+    view = _link_view()
     matches = {}
     if party is not None and view["remote"] is None:
         store = get_store()
@@ -146,13 +152,10 @@ def _page(party: Party | None, problem: str | None = None, status: int = 200) ->
     return (
         render_template(
             "party.html",
-            party=shown,
             local_party=party,
-            standings=standings,
-            rounds=rounds,
             matches=matches,
-            moves=pending_moves(shown) if shown is not None else [],
             problem=problem,
+            **_shown(party, view),
             terms=sorted(TERMS),
             hands_default=HANDS_DEFAULT,
             **view,
@@ -179,9 +182,7 @@ def live_fragment() -> Any:
     """The live part of the page alone, which the page fetches again every few seconds."""
     party, _ = _current()
     view = _link_view()
-    shown = view["remote"] if view["remote"] is not None else party
-    return render_template("_party_live.html", party=shown,
-                           moves=pending_moves(shown) if shown is not None else [], **view)
+    return render_template("_party_live.html", **_shown(party, view), **view)
 
 
 @bp.get("/party.json")
