@@ -52,6 +52,8 @@ def register(sub: Any) -> None:
     join.add_argument("--table", type=int, required=True,
                       help="the table this Pi plays (1 is the first)")
     join.add_argument("--broker", help="the host's broker HOST:PORT (default: found by mDNS)")
+    join.add_argument("--party", help="find only the host of this party id (two parties on one "
+                      "network); `ducktable party status` on the host prints it")
     _table_options(join, None)
     join.set_defaults(func=cmd_join)
 
@@ -108,7 +110,7 @@ def _settings(args: argparse.Namespace, role: str) -> dict[str, Any]:
     return {"role": role, "broker": args.broker or "",
             "broker_port": getattr(args, "broker_port", DEFAULT_PORT),
             "table": _table_number(args.table), "bots": args.bots, "seed": args.seed,
-            "mdns": not getattr(args, "no_mdns", False)}
+            "mdns": not getattr(args, "no_mdns", False), "party": getattr(args, "party", None)}
 
 
 def _run(args: argparse.Namespace, settings: dict[str, Any]) -> int:

@@ -177,6 +177,7 @@ class PartyHost:
         self.client = make_client("ducktable-party-host")
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
 
     # -- MQTT callbacks (paho's thread) --------------------------------------------------------
@@ -185,9 +186,12 @@ class PartyHost:
             log.warning("party: the broker refused the host (%s)", reason)
             return
         client.subscribe([(RESULT_TOPIC.format(table="+"), 1), (STATUS_TOPIC.format(table="+"), 1)])
-        self.connected.set()
         log.info("party: host connected to the broker at %s:%d", *self.broker)
         self.publish()
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: Any, reasons: Any,
+                      props: Any) -> None:
+        self.connected.set()  # from now on the broker keeps every result for the host
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        props: Any) -> None:

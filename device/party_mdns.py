@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,9 +58,10 @@ class Advertiser:
         self.zeroconf.close()
 
 
-def discover(timeout_s: float = DISCOVER_S,
-             interfaces: Sequence[str] | None = None) -> tuple[str, int]:
-    """The (address, port) of the first party host heard on the LAN; LinkError if none."""
+def discover(timeout_s: float = DISCOVER_S, interfaces: Sequence[str] | None = None,
+             party_id: str | None = None) -> tuple[str, int]:
+    """The (address, port) of the first party host heard on the LAN (of party ``party_id``,
+    when given: two parties in one café); LinkError if none answers within ``timeout_s``."""
     from zeroconf import ServiceBrowser, ServiceStateChange
 
     zc = _zeroconf(interfaces)
@@ -72,16 +74,28 @@ def discover(timeout_s: float = DISCOVER_S,
             found.append(name)
             heard.set()
 
+    deadline = time.monotonic() + timeout_s
+    checked: set[str] = set()
     try:
         browser = ServiceBrowser(zc, SERVICE_TYPE, handlers=[changed])
         try:
-            if heard.wait(timeout_s):
-                info = zc.get_service_info(SERVICE_TYPE, found[0], timeout=int(timeout_s * 1000))
-                if info is not None and info.parsed_addresses():
+            while (left := deadline - time.monotonic()) > 0:
+                heard.wait(left)
+                heard.clear()
+                for name in [n for n in found if n not in checked]:
+                    checked.add(name)
+                    info = zc.get_service_info(SERVICE_TYPE, name,
+                                               timeout=int(max(left, 0.5) * 1000))
+                    if info is None or not info.parsed_addresses():
+                        continue
+                    announced = (info.properties or {}).get(b"party") or b""
+                    if party_id and announced.decode("utf-8", "replace") != party_id:
+                        continue
                     return info.parsed_addresses()[0], int(info.port or 0)
         finally:
             browser.cancel()
     finally:
         zc.close()
-    raise LinkError(f"no party host answered on this network within {timeout_s:g} s; start "
-                    "`ducktable party host` on the host Pi, or give --broker HOST:PORT")
+    which = f"of party {party_id} " if party_id else ""
+    raise LinkError(f"no party host {which}answered on this network within {timeout_s:g} s; "
+                    "start `ducktable party host` on the host Pi, or give --broker HOST:PORT")

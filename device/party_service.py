@@ -6,8 +6,9 @@ off by writing ``party-link.json`` (:class:`PartyLinkProducer` follows that file
 
 Settings (a dict, as kept in ``party-link.json``): ``role`` "host" or "join"; ``broker``
 "HOST:PORT" ("" = the host starts its own mosquitto on ``broker_port``; a table finds the host by
-mDNS); ``table`` the table this Pi plays (0-based; a host may play one too); ``bots`` seconds
-between bot moves (None: people play); ``seed``; ``mdns`` whether the host advertises itself.
+mDNS, the host of party ``party`` when given); ``table`` the table this Pi plays (0-based; a host
+may play one too); ``bots`` seconds between bot moves (None: people play); ``seed``; ``mdns``
+whether the host advertises itself.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class PartyService:
             else:
                 from .party_mdns import discover
 
-                table_broker = discover()
+                table_broker = discover(party_id=settings.get("party") or None)
                 log.info("party: found the host at %s:%d", *table_broker)
         else:
             raise LinkError(f"the party link's role must be host or join, not {role!r}")

@@ -192,12 +192,14 @@ def test_a_table_that_drops_off_shows_as_not_connected(tmp_path: Path, host: Par
 
 def test_mdns_finds_the_host_and_says_when_there_is_none() -> None:
     """Multicast works on this machine's loopback, so the real zeroconf exchange is tested."""
-    with pytest.raises(LinkError, match="no party host answered"):
-        discover(0.5, interfaces=["127.0.0.1"])
+    with pytest.raises(LinkError, match="no party host of party nobody answered"):
+        discover(0.5, interfaces=["127.0.0.1"], party_id="nobody")
     port = free_port()
     advertiser = Advertiser(port, ["127.0.0.1"], party_id=PARTY_ID, interfaces=["127.0.0.1"])
     try:
-        assert discover(5, interfaces=["127.0.0.1"]) == ("127.0.0.1", port)
+        assert discover(5, interfaces=["127.0.0.1"], party_id=PARTY_ID) == ("127.0.0.1", port)
+        with pytest.raises(LinkError, match="no party host of party other1 answered"):
+            discover(1, interfaces=["127.0.0.1"], party_id="other1")
         assert advertiser.info.server == "ducktable.local."
     finally:
         advertiser.close()
