@@ -158,8 +158,8 @@ def counted(state: dict[str, Any], key: str) -> bool:
 class PartyHost:
     """The host's side: counts each table's results once, keeps the party, publishes its state.
 
-    Runs paho's network thread; :meth:`run` also republishes when the party file changes (a
-    result typed on the phone, a new party) until ``stop`` is set.
+    Runs paho's network thread; whoever runs it calls :meth:`changed_on_disk` now and then and
+    republishes when the party file changed (a result typed on the phone, a new party).
     """
 
     def __init__(self, data_dir: Path, broker: tuple[str, int],
@@ -174,6 +174,7 @@ class PartyHost:
         self.connected = threading.Event()
         self._lock = threading.Lock()
         self._seen_mtime: float | None = None
+        self._stopping = False
         self.client = make_client("ducktable-party-host")
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -195,8 +196,9 @@ class PartyHost:
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        props: Any) -> None:
+        if self.connected.is_set() and not self._stopping:
+            log.warning("party: lost the broker at %s:%d; trying again", *self.broker)
         self.connected.clear()
-        log.warning("party: lost the broker at %s:%d; trying again", *self.broker)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         try:
@@ -295,7 +297,8 @@ class PartyHost:
                                                      "broker": "{}:{}".format(*self.broker)})
         self.client.publish(STATE_TOPIC, json.dumps(state), qos=1, retain=True)
 
-    def _party_changed(self) -> bool:
+    def changed_on_disk(self) -> bool:
+        """Whether the party file changed since the last call (by this host or the phone)."""
         try:
             mtime = self.file.path.stat().st_mtime
         except OSError:
@@ -306,20 +309,11 @@ class PartyHost:
 
     # -- running -------------------------------------------------------------------------------
     def start(self) -> None:
-        self._party_changed()
+        self.changed_on_disk()
         self.client.connect_async(*self.broker, keepalive=KEEPALIVE_S)
         self.client.loop_start()
 
     def stop(self) -> None:
+        self._stopping = True
         self.client.disconnect()
         self.client.loop_stop()
-
-    def run(self, stop: threading.Event, poll_s: float = 0.5) -> None:
-        """Until ``stop``: republish when the party file changes (phone, new party)."""
-        self.start()
-        try:
-            while not stop.wait(poll_s):
-                if self._party_changed():
-                    self.publish()
-        finally:
-            self.stop()

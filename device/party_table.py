@@ -136,6 +136,7 @@ class PartyTable:
         self._state: dict[str, Any] | None = None
         self._state_lock = threading.Lock()
         self._last_status = ""
+        self._stopping = False
         will = json.dumps({"table": table, "connected": False}).encode()
         self.client = make_client(self.outbox.client_id(),
                                   will=(STATUS_TOPIC.format(table=table), will))
@@ -157,7 +158,7 @@ class PartyTable:
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        props: Any) -> None:
-        if self.connected.is_set():
+        if self.connected.is_set() and not self._stopping:
             log.warning("party: table %d lost the broker; playing on, results wait in the "
                         "outbox", self.table + 1)
         self.connected.clear()
@@ -319,6 +320,7 @@ class PartyTable:
         self.client.loop_start()
 
     def stop(self) -> None:
+        self._stopping = True
         if self.connected.is_set():
             self.client.publish(STATUS_TOPIC.format(table=self.table),
                                 json.dumps({"table": self.table, "connected": False}),

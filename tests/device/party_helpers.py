@@ -91,7 +91,7 @@ class Ducktable:
     def start(self) -> Ducktable:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        log = self.data_dir / f"log-{len(self.logs)}.txt"
+        log = self.data_dir / f"log-{len(list(self.data_dir.glob('log-*.txt')))}.txt"
         self.logs.append(str(log))
         with log.open("w") as out:
             self.process = subprocess.Popen(

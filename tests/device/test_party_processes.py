@@ -67,7 +67,8 @@ def test_a_table_the_broker_and_the_host_pulled_out_mid_party_lose_nothing(
         tables[0].kill()
         tables[0] = table(dirs[0], 1, broker, pace="0.01").start()
         # ... then the broker stops mid-party while the tables play on, and comes back ...
-        assert wait_for(lambda: (p := saved_party(host_dir)) is not None and p.round >= 3)
+        assert wait_for(lambda: (p := saved_party(host_dir)) is not None and p.round >= 3
+                        and any(match_in_play(d) for d in dirs))
         broker.kill()
         assert wait_for(lambda: any(status == "queued" for d in dirs
                                     for _, status, _ in outbox_rows(d)), timeout_s=20), \
