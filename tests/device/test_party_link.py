@@ -4,7 +4,9 @@ the link inside ``ducktable run``, and the commands' one-line errors."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import subprocess
 import threading
 import time
@@ -307,3 +309,88 @@ def test_make_test_installs_mosquitto_when_it_is_missing(tmp_path: Path) -> None
                           check=True, capture_output=True, text=True, timeout=60).stdout
     assert "apt-get install -y -qq mosquitto" in plan
     assert "sudo apt-get install mosquitto" in plan  # what a user without root is told
+
+
+class Wifi:
+    """A TCP relay between one table and the broker that the test can cut, as a Wi-Fi drop
+    would: open connections die at once, new ones are dropped until it comes back."""
+
+    def __init__(self, broker: Mosquitto) -> None:
+        self.broker_port = broker.port
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.up = True
+        self.open: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                near, _ = self.server.accept()
+            except OSError:
+                return
+            if not self.up:
+                near.close()
+                continue
+            far = socket.create_connection(("127.0.0.1", self.broker_port))
+            self.open += [near, far]
+            for a, b in ((near, far), (far, near)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def drop(self) -> None:
+        self.up = False
+        for sock in self.open:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        self.open.clear()
+
+    def close(self) -> None:
+        self.drop()
+        self.server.close()
+
+
+def test_a_table_whose_wifi_drops_mid_hand_plays_on_and_its_result_counts_once(
+        tmp_path: Path, host: PartyHost, broker: Mosquitto) -> None:
+    wifi = Wifi(broker)
+    folder = tmp_path / "table1"
+    folder.mkdir()
+    store = MatchStore(folder / "matches.sqlite3")
+    table = PartyTable(store, folder, 0, ("127.0.0.1", wifi.port), bots=0.0, seed=5)
+    table.start()
+    try:
+        assert wait_for(lambda: table.state() is not None, timeout_s=10)
+        for _ in range(10):  # a few moves of the hand while connected
+            table.step()
+        assert wait_for(lambda: host.live.get(0, {}).get("connected"), timeout_s=10)
+        wifi.drop()
+        # The host hears the table's will; the table plays the rest of the hand offline.
+        assert wait_for(lambda: host.live.get(0, {}).get("connected") is False, timeout_s=10)
+        for _ in range(500):
+            table.step()
+            if table.outbox.queued():
+                break
+        assert table.outbox.queued() and saved(host.data_dir).tables()[0].order is None
+        wifi.up = True
+
+        def counted_at_host() -> bool:
+            table.step()
+            return not table.outbox.queued() and saved(host.data_dir).tables()[0].order is not None
+
+        assert wait_for(counted_at_host, timeout_s=20)
+        assert host.counts["counted"] == 1
+        assert wait_for(lambda: host.live.get(0, {}).get("connected"), timeout_s=10)
+    finally:
+        table.stop()
+        store.close()
+        wifi.close()
