@@ -34,6 +34,7 @@ from ducktable.device.party_service import PartyLinkProducer
 from ducktable.device.party_table import Outbox, PartyTable
 from ducktable.device.store import MatchStore
 from ducktable.rules.grey_party import Party
+from zeroconf import AddressResolverIPv4, Zeroconf
 
 from .party_helpers import PLAYERS, Ducktable, Mosquitto, free_port, wait_for
 
@@ -202,7 +203,12 @@ def test_mdns_finds_the_host_and_says_when_there_is_none() -> None:
         assert discover(5, interfaces=["127.0.0.1"], party_id=PARTY_ID) == ("127.0.0.1", port)
         with pytest.raises(LinkError, match="no party host of party other1 answered"):
             discover(1, interfaces=["127.0.0.1"], party_id="other1")
-        assert advertiser.info.server == "ducktable.local."
+        resolver = AddressResolverIPv4("ducktable.local.")  # what a phone asks for the name
+        asking = Zeroconf(interfaces=["127.0.0.1"])
+        try:
+            assert resolver.request(asking, 3000) and resolver.parsed_addresses() == ["127.0.0.1"]
+        finally:
+            asking.close()
     finally:
         advertiser.close()
 
