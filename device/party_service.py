@@ -183,7 +183,7 @@ class PartyLinkProducer:
         service = PartyService(self.data_dir, store, settings, web_port=self.web_port)
         try:
             service.start()
-        except (LinkError, PartyFileError) as exc:
+        except (LinkError, PartyFileError, ValueError, TypeError) as exc:
             log.warning("party: %s", exc)
             write_json_atomic(self.data_dir / LIVE_NAME,
                               {"role": settings.get("role"), "problem": str(exc)})

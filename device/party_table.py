@@ -137,6 +137,7 @@ class PartyTable:
         self._state_lock = threading.Lock()
         self._last_status = ""
         self._stopping = False
+        self._warned_table = False
         will = json.dumps({"table": table, "connected": False}).encode()
         self.client = make_client(self.outbox.client_id(),
                                   will=(STATUS_TOPIC.format(table=table), will))
@@ -167,11 +168,18 @@ class PartyTable:
         if message.topic != STATE_TOPIC or not message.payload:
             return
         try:
-            state = json.loads(message.payload.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            log.warning("party: ignored an unreadable party state")
-            return
-        if not isinstance(state, dict) or not isinstance(state.get("party"), dict):
+            self._hear_state(message.payload)
+        except Exception:  # a bad message must not stop the table's link
+            log.exception("party: could not use the party state heard")
+
+    def _hear_state(self, payload: bytes) -> None:
+        try:
+            state = json.loads(payload.decode("utf-8"))
+            if not isinstance(state, dict):
+                raise ValueError("not an object")
+            TableHand(**_seating(state, self.table, 0))  # the shape this table relies on
+        except (ValueError, UnicodeDecodeError, KeyError, TypeError, IndexError):
+            log.warning("party: ignored a party state that is not one this ducktable can read")
             return
         with self._state_lock:
             self._state = state
@@ -211,14 +219,14 @@ class PartyTable:
         state = self.state()
         if state is None or state.get("over"):
             return None
-        rounds = state["party"].get("rounds") or []
-        if not rounds or self.table >= len(rounds[-1]):
+        rounds = state["party"]["rounds"]
+        if self.table >= len(rounds[-1]):
+            if not self._warned_table:
+                log.warning("party: the party has %d tables; this Pi was asked to play table %d",
+                            len(rounds[-1]), self.table + 1)
+                self._warned_table = True
             return None
-        saved = rounds[-1][self.table]
-        hand = TableHand(len(rounds), self.table, tuple(saved["players"]), saved["dealer"],
-                         saved.get("captain"), saved.get("duckling"),
-                         order=tuple(saved["order"]) if saved.get("order") else None)
-        return str(state["party_id"]), len(rounds), hand
+        return str(state["party_id"]), len(rounds), TableHand(**_seating(state, self.table))
 
     def step(self) -> float:
         """Do what is due; returns how long to wait before the next step."""
@@ -336,3 +344,21 @@ class PartyTable:
                 pass
         finally:
             self.stop()
+
+
+def _seating(state: dict[str, Any], table: int, fallback: int | None = None) -> dict[str, Any]:
+    """This table's seating in the current round of a host's state, as TableHand's fields.
+    KeyError/TypeError/IndexError/ValueError for a state not shaped as the host makes them;
+    ``fallback`` stands in for a table the party does not have (the shape is still checked)."""
+    if not isinstance(state["party_id"], str):
+        raise TypeError("party_id")
+    rounds = state["party"]["rounds"]
+    current = rounds[-1]
+    saved = current[table] if table < len(current) or fallback is None else current[fallback]
+    players = tuple(saved["players"])
+    if not all(isinstance(p, str) for p in players) or not isinstance(saved["dealer"], int):
+        raise TypeError("seating")
+    order = saved.get("order")
+    return {"round": len(rounds), "table": table, "players": players, "dealer": saved["dealer"],
+            "captain": saved.get("captain"), "duckling": saved.get("duckling"),
+            "order": tuple(order) if order else None}

@@ -400,3 +400,24 @@ def test_a_table_whose_wifi_drops_mid_hand_plays_on_and_its_result_counts_once(
         table.stop()
         store.close()
         wifi.close()
+
+
+def test_a_garbled_party_state_is_ignored_and_the_next_good_one_followed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    store = MatchStore(tmp_path / "matches.sqlite3")
+    table = PartyTable(store, tmp_path, 1, ("127.0.0.1", free_port()))
+    good = party_state(Party(PLAYERS, hands=2), PARTY_ID, {}, {})
+    try:
+        for payload in (b"\xff", b"[1]", b'{"party": {}}',
+                        json.dumps({**good, "party": {"rounds": [[{"players": 5}]]}}).encode(),
+                        json.dumps({**good, "party_id": 7}).encode()):
+            table._on_message(None, None, SimpleNamespace(topic=STATE_TOPIC, payload=payload))
+            assert table.state() is None and table.step() > 0  # nothing to play, no crash
+        assert caplog.text.count("is not one this ducktable can read") == 5
+        table._on_message(None, None, SimpleNamespace(topic=STATE_TOPIC,
+                                                      payload=json.dumps(good).encode()))
+        found = table.current_hand()
+        assert found is not None and found[2].players == ("Eve", "Fay", "Gus")
+    finally:
+        table.outbox.close()
+        store.close()
