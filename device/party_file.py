@@ -58,15 +58,17 @@ def parse_party(text: str) -> tuple[Party, str | None]:
     return party, party_id
 
 
-def write_json_atomic(path: Path, obj: Any) -> None:
-    """Replace ``path`` by ``obj`` as JSON: written beside it, flushed to disk, renamed."""
+def write_json_atomic(path: Path, obj: Any, *, durable: bool = True) -> None:
+    """Replace ``path`` by ``obj`` as JSON: written beside it, flushed to disk (unless not
+    ``durable``: a copy kept for display), renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(obj, handle, indent=1, sort_keys=True)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

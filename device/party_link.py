@@ -42,6 +42,8 @@ STATUS_TOPIC = PREFIX + "/table/{table}/status"
 
 STATE_VERSION = 1
 DEFAULT_PORT = 1883
+PUBLISH_EVERY_S = 0.5
+"""The host republishes the state for tables' status changes at most this often."""
 KEEPALIVE_S = 5
 """MQTT keep-alive: a silent table is declared gone after 1.5 times this."""
 
@@ -158,8 +160,8 @@ def counted(state: dict[str, Any], key: str) -> bool:
 class PartyHost:
     """The host's side: counts each table's results once, keeps the party, publishes its state.
 
-    Runs paho's network thread; whoever runs it calls :meth:`changed_on_disk` now and then and
-    republishes when the party file changed (a result typed on the phone, a new party).
+    Runs paho's network thread and a publisher thread, which also republishes when the party
+    file changed (a result typed on the phone, a new party).
     """
 
     def __init__(self, data_dir: Path, broker: tuple[str, int],
@@ -175,6 +177,9 @@ class PartyHost:
         self._lock = threading.Lock()
         self._seen_mtime: float | None = None
         self._stopping = False
+        self._dirty = threading.Event()
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
         self.client = make_client("ducktable-party-host")
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -271,7 +276,7 @@ class PartyHost:
                 self.live[table] = {**self.live.get(table, {}), **status, "heard": time.time()}
             else:
                 self.live[table] = {**status, "heard": time.time()}
-        self.publish()
+        self._dirty.set()  # published by the publisher thread, at most every PUBLISH_EVERY_S
 
     # -- state ---------------------------------------------------------------------------------
     def state(self) -> dict[str, Any] | None:
@@ -294,7 +299,7 @@ class PartyHost:
         if state is None:
             return
         write_json_atomic(self.data_dir / LIVE_NAME, {**state, "role": "host",
-                                                     "broker": "{}:{}".format(*self.broker)})
+                                                     "broker": "{}:{}".format(*self.broker)}, durable=False)
         self.client.publish(STATE_TOPIC, json.dumps(state), qos=1, retain=True)
 
     def changed_on_disk(self) -> bool:
@@ -308,12 +313,34 @@ class PartyHost:
         return changed
 
     # -- running -------------------------------------------------------------------------------
+    def _publisher(self) -> None:
+        """Republish when a table's status changed or the party file did (the phone), at most
+        every PUBLISH_EVERY_S: tables report every move, and results must not queue behind
+        those reports (a result is published at once, in :meth:`receive_result`)."""
+        while not self._stopped.is_set():
+            self._dirty.wait(PUBLISH_EVERY_S)
+            if self._stopped.is_set():
+                return
+            if self._dirty.is_set() or self.changed_on_disk():
+                self._dirty.clear()
+                try:
+                    self.publish()
+                except OSError as exc:
+                    log.warning("party: cannot keep the party state for the phones (%s)", exc)
+            self._stopped.wait(PUBLISH_EVERY_S)
+
     def start(self) -> None:
         self.changed_on_disk()
         self.client.connect_async(*self.broker, keepalive=KEEPALIVE_S)
         self.client.loop_start()
+        self._thread = threading.Thread(target=self._publisher, name="party host", daemon=True)
+        self._thread.start()
 
     def stop(self) -> None:
         self._stopping = True
+        self._stopped.set()
+        self._dirty.set()
+        if self._thread is not None:
+            self._thread.join(5)
         self.client.disconnect()
         self.client.loop_stop()

@@ -119,8 +119,6 @@ class PartyService:
     def step(self) -> float:
         """Do what is due; how long to wait before the next step."""
         wait = 0.5
-        if self.host is not None and self.host.changed_on_disk():
-            self.host.publish()
         if self.table is not None:
             wait = min(wait, self.table.step())
         return wait

@@ -45,6 +45,8 @@ log = logging.getLogger("ducktable.party")
 OUTBOX_NAME = "party-outbox.sqlite3"
 RESEND_S = 2.0
 """Seconds between two sends of a result the host has not shown counted yet."""
+STATUS_EVERY_S = 0.5
+"""A table reports its live status (cards left, players out) at most this often."""
 
 
 class Outbox:
@@ -136,6 +138,7 @@ class PartyTable:
         self._state: dict[str, Any] | None = None
         self._state_lock = threading.Lock()
         self._last_status = ""
+        self._status_at = 0.0
         self._stopping = False
         self._warned_table = False
         will = json.dumps({"table": table, "connected": False}).encode()
@@ -185,7 +188,7 @@ class PartyTable:
             self._state = state
         write_json_atomic(self.data_dir / LIVE_NAME,
                           {**state, "role": "join", "table": self.table,
-                           "broker": "{}:{}".format(*self.broker)})
+                           "broker": "{}:{}".format(*self.broker)}, durable=False)
         for key, _, _ in self.outbox.queued():
             if not key.startswith(f"{state.get('party_id')}/"):  # the host started a new party
                 self.outbox.settle(key, "stale", f"the host now runs party {state.get('party_id')}")
@@ -314,8 +317,10 @@ class PartyTable:
                               out=[state.players[s] for s in state.out],
                               cards=dict(zip(state.players, state.counts, strict=True)))
         text = json.dumps(status, sort_keys=True)
-        if text != self._last_status:
-            self._last_status = text
+        now = time.monotonic()
+        if text != self._last_status and (not self._last_status
+                                          or now - self._status_at >= STATUS_EVERY_S):
+            self._last_status, self._status_at = text, now
             self.client.publish(STATUS_TOPIC.format(table=self.table), text, qos=1, retain=True)
 
     # -- running -------------------------------------------------------------------------------
