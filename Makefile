@@ -34,7 +34,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy rules vision device web sim training bench
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed party-deps
 	$(VENV)/bin/ducktable bench all
 
 ## Retrain the card classifier (CPU is enough); needs the `train` extra (PyTorch 2.13.0 CPU).

@@ -75,14 +75,17 @@ def wait_for_port(host: str, port: int, timeout_s: float = 10.0) -> bool:
 
 
 class Broker:
-    """A mosquitto child process on ``port``, started again whenever it stops."""
+    """A mosquitto child process on ``port``, started again whenever it stops (unless not
+    ``restart``: a benchmark times an outage of its own length)."""
 
-    def __init__(self, folder: Path, port: int, bind: str = "0.0.0.0") -> None:
+    def __init__(self, folder: Path, port: int, bind: str = "0.0.0.0",
+                 restart: bool = True) -> None:
         self.program = mosquitto_path()
         self.config = write_config(folder, port, bind)
         self.port = port
         self.bind = bind
         self.process: subprocess.Popen[bytes] | None = None
+        self.restart = restart
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
 
@@ -105,8 +108,9 @@ class Broker:
 
     def start(self) -> None:
         self._spawn()
-        self._watcher = threading.Thread(target=self._watch, name="mosquitto", daemon=True)
-        self._watcher.start()
+        if self.restart and self._watcher is None:
+            self._watcher = threading.Thread(target=self._watch, name="mosquitto", daemon=True)
+            self._watcher.start()
 
     def _watch(self) -> None:
         while not self._stop.wait(0.5):

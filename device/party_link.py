@@ -78,6 +78,9 @@ class HandResult:
     hand: int
     table: int
     order: tuple[str, ...]
+    finished: float = 0.0
+    """When the table's match ended (Unix time, the table's clock); kept in the outbox, so
+    every copy sent carries the same one. Shown and measured, never used to decide."""
 
     @property
     def key(self) -> str:
@@ -85,7 +88,7 @@ class HandResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "party_id": self.party_id, "hand": self.hand,
-                "table": self.table, "order": list(self.order)}
+                "table": self.table, "order": list(self.order), "finished": self.finished}
 
     @classmethod
     def from_payload(cls, payload: bytes) -> HandResult:
@@ -97,7 +100,9 @@ class HandResult:
         if not isinstance(party_id, str) or not isinstance(hand, int) or not isinstance(table, int) \
                 or not isinstance(order, list) or not all(isinstance(n, str) for n in order):
             raise ValueError("a result needs party_id, hand, table and order (names)")
-        return cls(party_id, hand, table, tuple(order))
+        finished = obj.get("finished")
+        return cls(party_id, hand, table, tuple(order),
+                   float(finished) if isinstance(finished, int | float) else 0.0)
 
 
 def make_client(client_id: str, *, will: tuple[str, bytes] | None = None) -> Any:
@@ -165,7 +170,7 @@ class PartyHost:
     """
 
     def __init__(self, data_dir: Path, broker: tuple[str, int],
-                 on_count: Callable[[str, str], None] | None = None) -> None:
+                 on_count: Callable[[HandResult, str], None] | None = None) -> None:
         self.data_dir = data_dir
         self.broker = broker
         self.file = PartyFile(data_dir / PARTY_NAME)
@@ -227,7 +232,7 @@ class PartyHost:
         if outcome != "other party":
             self.counts[outcome] += 1
         if self.on_count is not None:
-            self.on_count(result.key, outcome)
+            self.on_count(result, outcome)
         self.publish()
         return outcome
 

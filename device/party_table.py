@@ -278,7 +278,7 @@ class PartyTable:
             return 1.0
         if state.results:
             order = tuple(state.players[s] for s in state.results[-1])
-            result = HandResult(party_id, number, self.table, order)
+            result = HandResult(party_id, number, self.table, order, time.time())
             if self.outbox.add(result):  # durable before it leaves this Pi
                 log.info("party: table %d finished hand %d: %s", self.table + 1, number,
                          ", ".join(order))

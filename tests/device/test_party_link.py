@@ -17,6 +17,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from ducktable.bench.party import report, run_party_bench
 from ducktable.device.cli import main
 from ducktable.device.party_broker import Broker, wait_for_port
 from ducktable.device.party_file import PartyFile, live_state, save_link_settings
@@ -421,3 +422,11 @@ def test_a_garbled_party_state_is_ignored_and_the_next_good_one_followed(
     finally:
         table.outbox.close()
         store.close()
+
+
+def test_the_party_benchmark_counts_every_result_and_prints_its_figures() -> None:
+    figures = run_party_bench(hands=2, tables=2, outage=False, timeout_s=60)
+    assert figures["results"] == figures["expected"] == 4
+    assert 0 < figures["median_ms"] <= figures["max_ms"]
+    printed = report(figures)
+    assert "results counted               4 of 4" in printed and "broker killed" not in printed
