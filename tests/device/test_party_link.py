@@ -187,8 +187,11 @@ def test_a_table_that_drops_off_shows_as_not_connected(tmp_path: Path, host: Par
             table.output()
         assert host.live[0]["hand"] == 1 and host.live[0]["party_id"] == PARTY_ID
         table.kill()
-        assert wait_for(lambda: (live_state(host.data_dir) or {}).get("tables", [{}])[0].get(
-            "live", {}).get("connected") is False, timeout_s=20)
+        def shown_to_phones() -> dict[str, Any]:
+            tables = (live_state(host.data_dir) or {}).get("tables") or [{}]
+            return tables[0].get("live") or {}
+
+        assert wait_for(lambda: shown_to_phones().get("connected") is False, timeout_s=20)
         assert host.live[0]["hand"] == 1  # what was known of the table stays shown
     finally:
         table.stop()
