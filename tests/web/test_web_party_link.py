@@ -63,13 +63,14 @@ def test_the_host_page_shows_every_table_live_and_who_moves_next(phone: Phone,
 def test_a_joined_pi_shows_the_hosts_party_not_its_own(phone: Phone, app: Flask) -> None:
     party = Party(PLAYERS, hands=2)
     party.record_hand(1, ["Gus", "Fay", "Eve"])
-    state = party_state(party, "feed02", {}, {})
+    state = party_state(party, "feed02", {0: {"connected": True, "hand": 1, "match_id": 9}}, {})
     folder = folder_of(app)
-    (folder / "party-link.json").write_text(json.dumps({"role": "join", "table": 1}))
+    (folder / "party-link.json").write_text(json.dumps({"role": "join", "table": 0}))
     (folder / "party-live.json").write_text(json.dumps(
-        {**state, "role": "join", "table": 1, "broker": "192.168.1.20:1883"}))
+        {**state, "role": "join", "table": 0, "broker": "192.168.1.20:1883"}))
     page = text(phone.get("/party"))
-    assert "This Pi plays table 2 of the party hosted at 192.168.1.20:1883" in page
+    assert "This Pi plays table 1 of the party hosted at 192.168.1.20:1883" in page
+    assert '<a href="/match/9">this table\'s match 9</a>' in page  # the hand it plays now
     assert '<th scope="row">Gus</th><td class="score">4</td>' in page
     assert "Start a new party" not in page and "Leave the party" in page
 
