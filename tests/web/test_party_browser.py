@@ -15,6 +15,7 @@ from ducktable.device.store import MatchStore
 from playwright.sync_api import Browser, ViewportSize, expect, sync_playwright
 
 from tests.device.party_helpers import PLAYERS, Ducktable, Mosquitto
+from tests.web.test_browser import measured
 
 pytestmark = pytest.mark.browser
 
@@ -75,6 +76,9 @@ def test_a_phone_hosts_the_party_and_sees_another_pis_table_live(
         duckling = page.locator(".party-moves li >> nth=1 >> strong")
         expect(duckling).to_have_count(1)  # now named: the player who was last out
         expect(page.locator("#standings")).to_contain_text("T2·1")  # the standings came too
+        sizes = measured(page)  # readable and tappable at arm's length, as every page
+        assert sizes["small"] == [] and sizes["short"] == [], (sizes["small"][:8],
+                                                               sizes["short"][:8])
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "phone-party.png"), full_page=True)
         page.click("text=Stop hosting")
