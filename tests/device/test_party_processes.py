@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import urllib.request
 from pathlib import Path
 
 from ducktable.device.store import MatchStore
@@ -116,3 +117,28 @@ def test_party_host_runs_its_own_mosquitto_and_tables_find_it_by_mdns(tmp_path: 
     finally:
         other.stop()
         the_host.stop()
+
+
+def test_ducktable_run_joins_the_party_the_phone_asked_for(tmp_path: Path) -> None:
+    """``ducktable run`` follows party-link.json (what the phone's Party page writes)."""
+    broker = Mosquitto(tmp_path / "broker")
+    broker.start()
+    run_dir, port = tmp_path / "table1", free_port()
+    run_dir.mkdir()
+    (run_dir / "party-link.json").write_text(json.dumps(
+        {"role": "join", "broker": broker.address, "table": 0, "bots": 0, "seed": 1}))
+    the_host = host(tmp_path / "host", broker, "--players", *PLAYERS[:6], "--hands", "1").start()
+    appliance = Ducktable(run_dir, "run", "--no-camera", "--host", "127.0.0.1", "--port",
+                          str(port)).start()
+    other = table(tmp_path / "table2", 2, broker).start()
+    try:
+        assert the_host.wait() == 0, the_host.output()[-3000:] + appliance.output()[-3000:]
+        assert other.wait() == 0, other.output()[-3000:]
+        assert_every_hand_counted_once(tmp_path / "host", [run_dir, tmp_path / "table2"])
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/party", timeout=10).read()
+        assert b"This Pi plays table 1 of the party hosted at" in page
+        assert b"the party is over" in page
+    finally:
+        for process in (other, appliance, the_host):
+            process.stop()
+        broker.kill()
