@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test lint bench model locator features browser-deps pi clean
+.PHONY: demo test lint bench model locator features browser-deps pi party-deps clean
 
 # Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
 # extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
@@ -25,15 +25,16 @@ demo: $(VENV)/.runtime
 	$(VENV)/bin/ducktable demo
 
 ## Run the whole test suite, one process per core (installs Debian's chromium for the browser
-## tests when missing). `.venv/bin/pytest tests/...` runs a part of it in one process.
-test: $(VENV)/.installed browser-deps
+## tests and Debian's mosquitto for the party tests when missing). `.venv/bin/pytest tests/...`
+## runs a part of it in one process.
+test: $(VENV)/.installed browser-deps party-deps
 	$(PY) -m pytest -n auto
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy rules vision device web sim training bench
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed party-deps
 	$(VENV)/bin/ducktable bench all
 
 ## Retrain the card classifier (CPU is enough); needs the `train` extra (PyTorch 2.13.0 CPU).
@@ -70,6 +71,16 @@ pi:
 	$(PY) -m pip install -q -c $(VENV)/pi-constraints.txt -e ".[pi]"
 	$(PY) -c 'import numpy, cv2; assert numpy.__file__.startswith("/usr/"), numpy.__file__; print("numpy", numpy.__version__, "from apt; OpenCV", cv2.__version__)'
 	touch $(VENV)/.runtime
+
+## The party tests run a real MQTT broker, as the host Pi does (Debian puts it in /usr/sbin).
+party-deps:
+	@if [ ! -x /usr/sbin/mosquitto ] && ! command -v mosquitto >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto >/dev/null; \
+	  else \
+	    echo "The party tests need Debian's mosquitto: sudo apt-get install mosquitto"; exit 1; \
+	  fi; \
+	fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "ducktable.device.cli_bench",  # bench
     "ducktable.device.cli_rules",  # rules
     "ducktable.device.cli_table",  # markers, calibrate, replay-video
+    "ducktable.device.cli_party",  # party host, party join, party status
 )
 
 

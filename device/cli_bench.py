@@ -277,6 +277,24 @@ def _run_photos(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- a party across Pis (bench/party.py) ---------------------------------------------------------
+
+
+def _party_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--hands", type=int, default=12, help="hands in the party (default 12)")
+    p.add_argument("--tables", type=int, default=2, help="bot tables of 4 (default 2)")
+    p.add_argument("--no-outage", action="store_true", help="do not kill the broker halfway")
+
+
+def _run_party(args: argparse.Namespace) -> int:
+    from ducktable.bench.party import report, run_party_bench
+
+    if args.hands < 2 or not 2 <= args.tables <= 10:
+        raise UserError("--hands must be at least 2 and --tables 2 to 10")
+    print(report(run_party_bench(args.hands, args.tables, outage=not args.no_outage)))
+    return 0
+
+
 BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("vision", "card detection and classification: accuracy, speed, memory",
               _vision_options, _run_vision),
@@ -290,6 +308,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
                         "inferring them", _quacks_options, _run_quacks),
     Benchmark("photos", "real photographs: enrol k photos per label (1, 2, 5), name the rest",
               _photos_options, _run_photos, in_all=False),
+    Benchmark("party", "a party across Pis on loopback: result delivery, a broker outage",
+              _party_options, _run_party),
 )
 
 

@@ -232,6 +232,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             producers.append(producer)
         else:
             camera_status = None
+    from .party_service import PartyLinkProducer
+
+    producers.append(PartyLinkProducer(data_dir, port))  # idle until a phone hosts or joins
     store = open_store(data_dir)
     try:
         appliance = Appliance(
