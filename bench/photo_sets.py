@@ -20,6 +20,15 @@ same sets, byte for byte, from bare git mirrors of the repositories at these com
 * ``obind_webcam_hearts``: obind/Card-Ai at 7730a5c62911dde6eb43dde4aab46770e9a24b28
 * ``filhodeed_bicycle_crops``: FilhoDeEd/Cards-Detector-2 at ed1d406bf42ecd6468ffeb07956e284c0913a93e
 
+and photos with no card at all (doors, keyboards, phones, rooms), which a card finder must
+refuse (``ducktable bench photos --other``):
+
+* ``nocard_objects_azeecord``: Azeecord/mobilenet-vs-googlelens at fda48bfa2e856cd1d5d5b9b2731fdc56b0496f3d
+* ``nocard_objects_advik20``: Advik20/Google-Lens-VS-MobileNet at acaa8a9d26a33d815a5f340f2063466459b81801
+* ``nocard_objects_arjundev``: Arjundev123march/mobilenetvsmirsoftazure at c52c7aef0734f2dafffba7de9120b655a2c83712
+* ``nocard_objects_codingisfun``: Coding-is-fun123/google_vs_mobile at 576e1157444890a1f488041371be43ee2f4acba0
+* ``nocard_rooms_arturmogus``: Arturmogus/cocossd2 at b9647726dfe1fdd9fc03c78132feeef901f08269
+
 UNO photo sets are deliberately not used here: they are kept back for an independent check,
 so nothing developed on these sets has seen them.
 
@@ -282,6 +291,13 @@ def items_yuchenrao(rows: list[Row], repo: Repo) -> list[Item]:
             for p, m in matching(rows, pattern)]
 
 
+def items_objects(rows: list[Row], repo: Repo) -> list[Item]:
+    """Photos of everyday things at the repository's top level, each under its own name (what
+    a card finder must not take for a card: keyboards, a door, phones, a remote, rooms)."""
+    pattern = r"^([A-Za-z]+)\.(jpe?g|png)$"
+    return [Item(p, f"no-card-{m[1].lower()}", m[1].lower(), {}) for p, m in matching(rows, pattern)]
+
+
 # ---- the sets ----------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -292,7 +308,7 @@ class PhotoSet:
     repo: str  # OWNER/NAME on GitHub
     commit: str
     items: Callable[[list[Row], Repo], list[Item]]
-    kind: str  # "crop", "full photo" or "multi-card scene"
+    kind: str  # "crop", "full photo", "multi-card scene" or "no card"
     background: str
     notes: str
     max_per_label: int | None = None
@@ -356,6 +372,20 @@ SETS: tuple[PhotoSet, ...] = (
              "Bicycle-style deck, one dim greyish photo crop per card (files named *2.png; for the ace of spades "
              "ace_of_spades3.png). The same folder also holds clean RENDERS (names without a digit, and "
              "ace_of_spades2.png) which are NOT used."),
+    PhotoSet("nocard_objects_azeecord", "Azeecord/mobilenet-vs-googlelens", "fda48bfa2e856cd1d5d5b9b2731fdc56b0496f3d",
+             items_objects, "no card", "various", "No card: stock photos of a door, phones, a bag, shoes, a car."),
+    PhotoSet("nocard_objects_advik20", "Advik20/Google-Lens-VS-MobileNet", "acaa8a9d26a33d815a5f340f2063466459b81801",
+             items_objects, "no card", "various",
+             "No card: stock photos of a keyboard, a phone, a remote, a watch, speakers, a mouse."),
+    PhotoSet("nocard_objects_arjundev", "Arjundev123march/mobilenetvsmirsoftazure",
+             "c52c7aef0734f2dafffba7de9120b655a2c83712", items_objects, "no card", "various",
+             "No card: a laptop keyboard, a remote on a table, a mug, a pouch."),
+    PhotoSet("nocard_objects_codingisfun", "Coding-is-fun123/google_vs_mobile",
+             "576e1157444890a1f488041371be43ee2f4acba0", items_objects, "no card", "wooden table",
+             "No card: phone photos of a keyboard, a binder, a bottle, glasses, a highlighter on a table."),
+    PhotoSet("nocard_rooms_arturmogus", "Arturmogus/cocossd2", "b9647726dfe1fdd9fc03c78132feeef901f08269",
+             items_objects, "no card", "rooms",
+             "No card: phone photos of a door, beds, a bathroom, a cat on a floor."),
 )
 
 # Looked at and NOT used (kept here so SETS.md records why).

@@ -24,8 +24,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
-from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder, detector_finder
+from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder
 from ducktable.vision.features import CardFeatures, PhotoDeck
+from ducktable.vision.photo_finder import photo_crops
 
 KS = (1, 2, 5)
 TARGETS = {"right": 0.99, "wrong": 0.005, "unknown_rejected": 0.99, "found": 0.99}
@@ -73,7 +74,7 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
                 find: CardFinder | None = None,
                 progress: Callable[[str], None] | None = None) -> Photos:
     """Find and embed the card of every photo under ``folder/<label>/``."""
-    find = find or detector_finder()
+    find = find or photo_crops
     labels: list[str] = []
     cut: list[np.ndarray] = []
     not_found: list[str] = []

@@ -42,6 +42,7 @@ from ducktable.vision.features import (
     PhotoDeck,
     enrolment_views,
 )
+from ducktable.vision.photo_finder import photo_crops
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 MIN_SHARPNESS = 3.0
@@ -241,7 +242,7 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path | None, *,
     ``prototypes_dir`` None nothing is stored: the photos are only checked.
     """
     root = Path(photos_dir)
-    deck, crops, problems = _photographed(root, deck, find or detector_finder(), min_sharpness)
+    deck, crops, problems = _photographed(root, deck, find or photo_crops, min_sharpness)
     usable = {label: got for label, got in crops.items() if got}
     if not usable:
         details = "; ".join(p.message for p in problems) or "the folders are empty"

@@ -1,0 +1,95 @@
+"""The one card in an enrolment photo: large, held, fingers over an edge; and what is not a card."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from ducktable.sim import render
+from ducktable.vision.photo_finder import find_photo_cards, photo_crops, silhouette_card
+
+CARD = render.render_card("duck", "yellow-7", width=200, height=300)
+
+
+def photo_with_card(centre: tuple[float, float], height: float, angle: float,
+                    size: tuple[int, int] = (640, 480), cloth: tuple[int, int, int] = (40, 80, 30),
+                    vignette: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """A dim photo of ``CARD`` on a cloth, and the card's true corners."""
+    w, h = size
+    rng = np.random.default_rng(7)
+    photo = np.full((h, w, 3), cloth, np.float32) + rng.normal(0, 6, (h, w, 3))
+    if vignette:  # a lamp's bright patch on the cloth, as webcam photos have
+        yy, xx = np.mgrid[0:h, 0:w]
+        photo += 60 * np.exp(-(((xx - 0.15 * w) / (0.25 * w)) ** 2 + ((yy - 0.3 * h) / (0.4 * h)) ** 2))[..., None]
+    card_h, card_w = height, height * 2 / 3
+    corners = cv2.boxPoints((centre, (card_w, card_h), angle)).astype(np.float32)
+    src = np.array([[0, 0], [199, 0], [199, 299], [0, 299]], np.float32)
+    ordered = cv2.boxPoints(((0, 0), (card_w, card_h), angle)).astype(np.float32) + np.float32(centre)
+    warp = cv2.getPerspectiveTransform(src, _clockwise_from_top_left(ordered))
+    card = cv2.warpPerspective(CARD, warp, (w, h)).astype(np.float32)
+    inside = cv2.warpPerspective(np.ones((300, 200), np.float32), warp, (w, h))[..., None]
+    photo = photo * (1 - inside) + 0.8 * card * inside
+    return np.clip(photo, 0, 255).astype(np.uint8), corners
+
+
+def _clockwise_from_top_left(quad: np.ndarray) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    order = np.argsort(np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0]))
+    quad = quad[order]
+    start = int(np.argmin(quad.sum(axis=1)))
+    return np.roll(quad, -start, axis=0)
+
+
+def add_finger(photo: np.ndarray, tip: tuple[int, int], towards: tuple[int, int]) -> None:
+    """A skin-coloured finger from outside the picture to ``tip``, over the card's edge."""
+    cv2.line(photo, towards, tip, (120, 150, 205), 34)
+    cv2.circle(photo, tip, 17, (120, 150, 205), -1)
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """The largest distance from a true corner to the nearest found corner."""
+    return max(float(np.min(np.linalg.norm(found - t, axis=1))) for t in truth)
+
+
+@pytest.mark.parametrize(("height", "angle"), [(420, 8), (300, 33), (160, -20)])
+def test_a_card_from_small_to_filling_the_picture_is_found_by_its_silhouette(
+        height: float, angle: float) -> None:
+    photo, truth = photo_with_card((330, 240), height, angle)
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.04 * height
+
+
+def test_fingers_over_an_edge_stay_outside_the_card() -> None:
+    photo, truth = photo_with_card((300, 240), 300, 15)
+    add_finger(photo, (400, 250), (640, 330))
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.05 * 300
+    cards = find_photo_cards(photo)
+    assert len(cards) == 1 and cards[0].crop.shape[:2] == (150, 100)
+
+
+def test_a_card_cut_by_the_pictures_edge_is_not_taken_for_a_whole_card() -> None:
+    photo, _ = photo_with_card((600, 240), 300, 0)
+    assert silhouette_card(photo) is None
+
+
+def test_a_door_a_screen_and_a_keyboard_are_not_cards() -> None:
+    wall = np.full((480, 640, 3), (215, 220, 225), np.uint8)
+    door = wall.copy()
+    cv2.rectangle(door, (230, 20), (410, 470), (30, 30, 150), -1)  # 2.5 : 1, cut by nothing
+    screen = wall.copy()
+    cv2.rectangle(screen, (80, 120), (560, 390), (20, 20, 20), -1)  # 16 : 9
+    keyboard = np.full((480, 640, 3), (60, 60, 60), np.uint8)
+    for row in range(5):
+        for col in range(14):
+            x, y = 20 + col * 43, 130 + row * 45
+            cv2.rectangle(keyboard, (x, y), (x + 36, y + 38), (200, 200, 200), -1)
+    for picture in (door, screen, keyboard):
+        assert photo_crops(picture) == []
+
+
+def test_a_blank_or_tiny_picture_has_no_card() -> None:
+    assert photo_crops(np.zeros((480, 640, 3), np.uint8)) == []
+    assert silhouette_card(np.full((3, 2, 3), 255, np.uint8)) is None

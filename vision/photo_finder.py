@@ -1,0 +1,260 @@
+"""The one card in a photograph taken to enrol or name it: the table detector first, then the
+card's silhouette.
+
+The table detector (:mod:`ducktable.vision.detect`) follows edges and is tuned for cards a
+fixed camera sees on a table. A phone or webcam photo of one card breaks its assumptions: the
+card may fill most of the picture, a lit patch of cloth or a fingertip may join its outline,
+and a stretched webcam frame squashes it. When the detector finds nothing, this module looks
+for the card as a region instead: a card is lighter than the table, or whiter, or simply other
+than the photo's border. Each such region's convex hull is cut back to its four longest sides,
+so that fingers over an edge or a corner stay outside the card; what remains must be
+card-shaped (four near-right angles, long side 1.1-1.8 times the short), lie inside the picture
+(a card cut by the picture's edge is not taken), be filled by the region and be outlined by
+it. Doors, screens and keyboards fail those tests: they are cut by the frame, too long, or
+not one solid region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from ducktable.vision.detect import crop_card, detect_cards
+from ducktable.vision.detect_shapes import _order_portrait
+
+WORK_SIDE = 400
+"""Silhouettes are looked for at this long side (px): a card of 4% of the picture still spans
+tens of pixels, and the search takes a few ms."""
+
+MIN_AREA = 0.03
+MAX_AREA = 0.97
+ASPECT = (1.1, 1.75)
+"""Long side over short side as photographed: playing cards are 1.40, bridge and SET cards 1.56,
+tarot 1.72; a slanted view or a stretched webcam frame moves that by up to a fifth."""
+
+MAX_ANGLE_ERROR = 25.0
+MIN_FILLED = 0.88
+"""Share of the card's quad the region fills (the pips and index, holes in a mask, are inside
+the region's outer outline and count as filled)."""
+
+MIN_OUTLINED = 0.6
+"""Share of the quad's perimeter that the region's own border follows."""
+
+_MERGE_ANGLE = np.radians(12)
+_OPENINGS = (3, 11, 25)
+
+
+@dataclass(frozen=True)
+class FoundCard:
+    """A card found in a photo: its outline (TL, TR, BR, BL in the photo's pixels, portrait)
+    and the upright crop."""
+
+    quad: np.ndarray
+    crop: np.ndarray
+
+
+def find_photo_cards(image: np.ndarray) -> list[FoundCard]:
+    """The cards in ``image`` (BGR): the table detector's when it finds any, otherwise at most
+    one card found by its silhouette."""
+    detections = detect_cards(image, min_area_frac=MIN_AREA, min_aspect=ASPECT[0], max_aspect=ASPECT[1])
+    if detections:
+        return [FoundCard(np.asarray(d.quad), np.asarray(d.crop)) for d in detections]
+    quad = silhouette_card(image)
+    if quad is None:
+        return []
+    return [FoundCard(quad, crop_card(image, quad))]
+
+
+def photo_crops(image: np.ndarray) -> list[np.ndarray]:
+    """:func:`find_photo_cards`' crops: the ``CardFinder`` that enrolment and the photo
+    benchmark use."""
+    return [card.crop for card in find_photo_cards(image)]
+
+
+def silhouette_card(image: np.ndarray) -> np.ndarray | None:
+    """The outline of the one card found as a region of ``image``, or ``None``."""
+    h, w = image.shape[:2]
+    scale = WORK_SIDE / max(h, w)
+    small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
+                       interpolation=cv2.INTER_AREA)
+    best: tuple[float, np.ndarray] | None = None
+    for region in _regions(small):
+        quad = _four_sides(region)
+        if quad is not None:
+            quad = _fitted_to_outline(quad, region)
+        if quad is None:
+            continue
+        score = _card_score(quad, region, small.shape[:2])
+        if score is not None and (best is None or score > best[0]):
+            best = (score, quad)
+    return None if best is None else _order_portrait(best[1] / scale)
+
+
+# ---- regions ---------------------------------------------------------------------------------
+def _masks(small: np.ndarray) -> Iterator[np.ndarray]:
+    """Three guesses at what is card: lighter than the rest, whiter than the rest, unlike the
+    photo's border (each split by Otsu's threshold)."""
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lightness = lab[..., 0]
+    chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+    border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3),
+                             lab[:, :4].reshape(-1, 3), lab[:, -4:].reshape(-1, 3)])
+    unlike_border = np.sqrt(((lab - np.median(border, axis=0)) ** 2).sum(axis=-1))
+    for channel in (lightness, lightness - 2.0 * chroma, 2.0 * unlike_border):
+        grey = np.clip(channel, 0, 255).astype(np.uint8)
+        _, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        yield mask
+
+
+def _regions(small: np.ndarray) -> Iterator[np.ndarray]:
+    """Outer outlines of the masks' large regions, after closing small gaps and opening at two
+    sizes (the larger one cuts a fingertip's narrow bridge to the card)."""
+    h, w = small.shape[:2]
+    close = np.ones((3, 3), np.uint8)
+    for mask in _masks(small):
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close, iterations=2)
+        for size in _OPENINGS:
+            opened = cv2.morphologyEx(
+                mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+            contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            for contour in contours:
+                if MIN_AREA * h * w <= cv2.contourArea(contour) <= MAX_AREA * h * w:
+                    yield contour
+
+
+# ---- the card's four sides ------------------------------------------------------------------
+Side = tuple[np.ndarray, np.ndarray]
+"""A side as its two end points."""
+
+
+def _four_sides(contour: np.ndarray) -> np.ndarray | None:
+    """The quad bounded by the four longest sides of the region's convex hull (nearly collinear
+    hull edges joined first), so that a bump where a finger joins the card is left out."""
+    sides = _hull_sides(cv2.convexHull(contour).reshape(-1, 2).astype(np.float64))
+    if len(sides) < 4:
+        return None
+    longest = sorted(sorted(range(len(sides)), key=lambda i: -_length(sides[i]))[:4])
+    four = [sides[i] for i in longest]
+    corners = [_crossing(four[i], four[(i + 1) % 4]) for i in range(4)]
+    if any(c is None for c in corners):
+        return None
+    quad = np.array(corners, np.float32)
+    return quad if cv2.isContourConvex(quad.reshape(-1, 1, 2)) else None
+
+
+def _hull_sides(points: np.ndarray) -> list[Side]:
+    sides: list[Side] = []
+    for i, start in enumerate(points):
+        end = points[(i + 1) % len(points)]
+        if _length((start, end)) == 0:
+            continue
+        if sides and _turn(sides[-1], (start, end)) < _MERGE_ANGLE:
+            sides[-1] = (sides[-1][0], end)
+        else:
+            sides.append((start, end))
+    if len(sides) > 1 and _turn(sides[-1], sides[0]) < _MERGE_ANGLE:
+        sides[0] = (sides[-1][0], sides[0][1])
+        sides.pop()
+    return sides
+
+
+def _length(side: Side) -> float:
+    return float(np.hypot(*(side[1] - side[0])))
+
+
+def _turn(a: Side, b: Side) -> float:
+    """The angle between the directions of two sides (radians, 0..pi)."""
+    da = np.arctan2(*(a[1] - a[0])[::-1])
+    db = np.arctan2(*(b[1] - b[0])[::-1])
+    return float(abs((db - da + np.pi) % (2 * np.pi) - np.pi))
+
+
+def _crossing(a: Side, b: Side) -> np.ndarray | None:
+    p, r = a[0], a[1] - a[0]
+    q, s = b[0], b[1] - b[0]
+    denominator = r[0] * s[1] - r[1] * s[0]
+    if abs(denominator) < 1e-9:
+        return None
+    t = ((q - p)[0] * s[1] - (q - p)[1] * s[0]) / denominator
+    return np.asarray(p + t * r)
+
+
+def _fitted_to_outline(quad: np.ndarray, contour: np.ndarray) -> np.ndarray | None:
+    """``quad`` with each side refitted to the outline points that lie along it (a robust line
+    fit, twice, in a narrowing band), so that a stub left where a finger joined the card does
+    not tilt the side through it."""
+    points = contour.reshape(-1, 2).astype(np.float32)
+    sides: list[Side] = []
+    for i in range(4):
+        start, end = quad[i].astype(np.float64), quad[(i + 1) % 4].astype(np.float64)
+        for band in (6.0, 3.0):
+            along = _points_along((start, end), points, band)
+            if len(along) < 8:
+                break
+            vx, vy, x0, y0 = cv2.fitLine(along, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+            direction, origin = np.array([vx, vy]), np.array([x0, y0])
+            start = origin + direction * np.dot(start - origin, direction)
+            end = origin + direction * np.dot(end - origin, direction)
+        sides.append((start, end))
+    corners = [_crossing(sides[i - 1], sides[i]) for i in range(4)]
+    if any(c is None for c in corners):
+        return None
+    fitted = np.array(corners, np.float32)
+    return fitted if cv2.isContourConvex(fitted.reshape(-1, 1, 2)) else None
+
+
+def _points_along(side: Side, points: np.ndarray, band: float) -> np.ndarray:
+    start, end = side
+    direction = (end - start) / max(1e-9, _length(side))
+    offset = points - start
+    along = offset @ direction
+    across = np.abs(offset[:, 0] * direction[1] - offset[:, 1] * direction[0])
+    keep = (across <= band) & (along >= 0) & (along <= _length(side))
+    return points[keep]
+
+
+# ---- is it a card? ---------------------------------------------------------------------------
+def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -> float | None:
+    """How well ``contour`` fills and outlines ``quad`` (higher is better), or ``None`` when the
+    quad cannot be a whole card."""
+    h, w = shape
+    if quad[:, 0].min() < -1 or quad[:, 1].min() < -1 or quad[:, 0].max() > w + 1 \
+            or quad[:, 1].max() > h + 1:
+        return None  # cut by the picture's edge
+    if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
+        return None
+    if cv2.contourArea(quad) < MIN_AREA * h * w:
+        return None
+    region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(region, [contour], -1, 255, -1)
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(inside, quad.astype(np.int32), 255)
+    filled = np.count_nonzero(region & inside) / max(1, int(np.count_nonzero(inside)))
+    if filled < MIN_FILLED:
+        return None
+    border = np.asarray(cv2.dilate(cv2.Canny(region, 50, 150), np.ones((5, 5), np.uint8)), np.uint8)
+    ring = np.zeros((h, w), np.uint8)
+    cv2.polylines(ring, [quad.astype(np.int32)], True, 255, 1)
+    outlined = np.count_nonzero(border & ring) / max(1, int(np.count_nonzero(ring)))
+    if outlined < MIN_OUTLINED:
+        return None
+    return filled + outlined
+
+
+def _near_right_angles(quad: np.ndarray) -> bool:
+    for i in range(4):
+        a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
+        u, v = a - b, c - b
+        cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+        if abs(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))) - 90.0) > MAX_ANGLE_ERROR:
+            return False
+    return True
+
+
+def _aspect(quad: np.ndarray) -> float:
+    sides = [float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4)]
+    ratio = (sides[0] + sides[2]) / max(1e-9, sides[1] + sides[3])
+    return max(ratio, 1.0 / max(ratio, 1e-9))
+
