@@ -557,8 +557,16 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
         return True
 
     def mended(step_mends: Sequence[Mend]) -> None:
+        """Count the camera's own mends: a right one mends a wrong event, a wrong one is one."""
         for mend in step_mends:
-            result.mended += _same(mend.mended, truth[mend.index])
+            if mend.index < len(truth) and _same(mend.mended, truth[mend.index]):
+                result.mended += 1
+                continue
+            result.wrong_applied += 1
+            result.tally(mend.mended.type, "wrong")
+            result.first_problem = result.first_problem or (
+                f"event #{mend.index}: the camera mended {mend.recorded.dumps()} into {mend.mended.dumps()}, "
+                "which the truth does not have")
 
     for snapshot, shot in snapshots:
         result.frames += 1

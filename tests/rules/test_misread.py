@@ -120,22 +120,36 @@ def test_the_follower_asks_which_card_it_was_and_mends_by_itself_once_the_table_
     assert len(follower.state.history) == 14 and follower.pending is None
 
 
-def test_the_replay_goes_on_after_an_injected_misread_a_person_mends_with_one_tap():
-    """A DUCK game whose blue 7 at event 12 is read as a blue 8 while it is played: the camera
-    records it wrong, a later true event is refused, the simulated person taps the card the
-    camera's question offers, and the game ends with the true scores."""
+def replay_misread(played: str, read: str, events: range) -> table_video.ReplayResult:
+    """DUCK seed 0 replayed from oracle snapshots whose ``played`` card reads as ``read`` while
+    the true events ``events`` happen."""
     game = table_video.bot_game("duck", 0, 3)
     shots = table_video.script_for(game, 0)
     snaps = table_video.oracle_snapshots(shots, ["yellow-1"], misread=0.0, seed=0)
 
     def injected():
         for snap, shot in zip(snaps, shots, strict=True):
-            if 10 <= shot.event_index <= 13:
+            if shot.event_index in events:
                 snap = TableSnapshot(snap.ts, {name: ZoneRead(tuple(
-                    CardRead("blue-8" if r.label == "blue-7" else r.label, r.confidence) for r in z.cards), z.occluded)
+                    CardRead(read if r.label == played else r.label, r.confidence) for r in z.cards), z.occluded)
                     for name, z in snap.zones.items()}, snap.frame)
             yield snap
 
-    result = table_video.replay(game, zip(injected(), shots, strict=True), seed=0)
+    return table_video.replay(game, zip(injected(), shots, strict=True), seed=0)
+
+
+def test_the_replay_goes_on_after_an_injected_misread_a_person_mends_with_one_tap():
+    """The blue 7 of event 12 read as a blue 8 while it is played: the camera records it wrong,
+    a later true event is refused, the simulated person taps the card the camera's question
+    offers, and the game ends with the true scores."""
+    result = replay_misread("blue-7", "blue-8", range(10, 14))
     assert result.wrong_applied == 1 and result.mended == 1 and result.mended_by_hand == 1
+    assert result.exact_scores, result.first_problem
+
+
+def test_the_replay_goes_on_after_an_injected_misread_the_camera_mends_when_it_sees_the_card_plainly():
+    """The red 3s of event 20 read as red 1s while they are played: recorded wrong; once the
+    rules refuse what follows and the table shows the red 3 plainly, the camera mends it itself."""
+    result = replay_misread("red-3", "red-1", range(18, 22))
+    assert result.wrong_applied == 1 and result.mended == 1 and result.mended_by_hand == 0
     assert result.exact_scores, result.first_problem
