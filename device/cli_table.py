@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ GAMES_WITH_LAYOUT = ("duck", "grey", "bruce", "ducky", "sitting")
 """Games whose table zones are laid out (vision.layout, table_video_grey, table_video_bruce,
 boards): each can be calibrated."""
 REPLAY_GAMES = GAMES_WITH_LAYOUT
+PROGRESS_EVERY_S = 30.0
+"""How often ``replay-video`` says how far a game's frames are (a model-mode game takes minutes)."""
 
 
 def register(subparsers: Any) -> None:
@@ -72,6 +75,14 @@ def register(subparsers: Any) -> None:
                    help="truth/model modes: take the pictures at this size (the same table, more pixels, e.g. "
                         "1920x1080 as the Pi camera's main stream) and read them as `ducktable run` does: at "
                         "1280x720 (Ducky Ducky: the whole picture), the cards cut from the full picture")
+    p.add_argument("--clean-frames", action="store_true",
+                   help="card games, truth/model modes: read the clean renders; by default every picture "
+                        "goes through a camera's capture (exposure, white balance, focus, noise, JPEG 60-95)")
+    p.add_argument("--reader", default="replay", choices=("replay", "run"),
+                   help="card games, model mode: read the pictures with the card path directly (replay) "
+                        "or with `ducktable run`'s own reader, calibrated from the empty table (run)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress lines on stderr while a game's frames are read")
     p.add_argument("--json", action="store_true", help="print one JSON line per game and a summary line")
     p.set_defaults(func=cmd_replay_video)
 
@@ -188,11 +199,13 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
     if args.max_frames is not None and args.max_frames < 1:
         raise UserError("--max-frames must be at least 1")
     if args.mode == "oracle" and (args.max_frames is not None or args.write_frames or args.snapshots
-                                  or args.capture):
-        raise UserError("--max-frames, --write-frames, --snapshots and --capture need --mode truth or model")
+                                  or args.capture or args.clean_frames):
+        raise UserError("--max-frames, --write-frames, --snapshots, --capture and --clean-frames need "
+                        "--mode truth or model")
     capture = _size(args.capture) if args.capture else None
     try:
         game_replays.check(args.game, args.mode, args.players)
+        game_replays.check_reading(args.game, args.mode, clean_frames=args.clean_frames, reader=args.reader)
         if args.hold is not None and args.hold < game_replays.MIN_HOLD:
             raise game_replays.ReplayUnavailable(
                 f"--hold must be at least {game_replays.MIN_HOLD} (the tracker settles a change on "
@@ -210,11 +223,17 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     runs = []
     seeds = range(args.seed, args.seed + args.games)
+    if args.mode != "oracle" and not args.quiet:
+        pictures = ("clean renders" if args.clean_frames else "camera-like pictures") + (
+            ", read by run's reader" if args.reader == "run" else "")
+        print(f"replaying {args.games} {args.game} game(s) in {args.mode} mode ({pictures}); a game takes "
+              "minutes, progress on stderr", file=sys.stderr, flush=True)
     try:
         for run in game_replays.run_games(
                 args.game, args.mode, seeds, jobs=args.jobs, players=args.players, misread=args.misread,
                 hold=args.hold, max_frames=args.max_frames, frames_dir=args.write_frames,
-                snapshots_dir=args.snapshots, capture_size=capture):
+                snapshots_dir=args.snapshots, capture_size=capture, clean_frames=args.clean_frames,
+                reader=args.reader, progress_s=None if args.quiet else PROGRESS_EVERY_S):
             runs.append(run)
             print(json.dumps(run.line()) if args.json else game_replays.format_game(run), flush=True)
     except game_replays.ReplayUnavailable as exc:

@@ -59,6 +59,14 @@ class TableLink:
     def state(self, match_id: int) -> State:
         return self.store.state(match_id)
 
+    def correct(self, match_id: int, index: int, event: Event, reason: str) -> Verdict:
+        """Replace event ``index`` of the match (the store checks that the whole log still
+        replays and keeps the old event in the audit trail)."""
+        try:
+            return self.store.correct(match_id, index, event, reason)
+        except StoreError as exc:
+            return Verdict.illegal(str(exc))
+
     def submit(self, event: Event, match_id: int | None = None) -> Verdict:
         if match_id is None:
             info = self.current_match()
@@ -91,7 +99,9 @@ class TableReader(Protocol):
     may also keep ``pending`` (an event it is unsure of, with ``event`` and ``why``) and
     ``problem`` (a sentence: why it cannot read, what to do) after each call, take a
     person's ``reject(event)`` (the camera loop passes those to and from the phones through
-    :class:`CameraStatus`) and be told ``new_match()`` when another match is played.
+    :class:`CameraStatus`), be told ``new_match()`` when another match is played, and hand over
+    ``take_mends()``: earlier camera events it mended itself (each with ``index``, ``mended``,
+    ``was``, ``now``), recorded as corrections before the frame's events.
     """
 
     def events(self, state: State, frame: Any) -> Sequence[Event]: ...
@@ -109,10 +119,14 @@ class CameraNotice:
     position: int
     event: Event
     why: str
+    mends: tuple[Any, ...] = ()
+    """When the rules refuse ``event`` because of a card the camera recorded earlier: the ways to
+    mend that event (rules.misread.Mend: ``index``, ``was``, ``now``, ``mended``), one tap each."""
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "match_id": self.match_id, "position": self.position,
-                "event": self.event.to_json(), "why": self.why}
+                "event": self.event.to_json(), "why": self.why,
+                "mends": [mend.to_json() for mend in self.mends]}
 
 
 class CameraStatus:
@@ -152,12 +166,12 @@ class CameraStatus:
                     self._notice = None
                 elif notice is None or self._key(notice.match_id, notice.position, notice.event) != key:
                     self._notice = CameraNotice(self._next_id, match_id, position, pending.event,
-                                                str(pending.why))
+                                                str(pending.why), tuple(getattr(pending, "mends", ())))
                     self._next_id += 1
                     changed = True
                 elif notice.why != pending.why:
                     self._notice = CameraNotice(notice.id, match_id, position, pending.event,
-                                                str(pending.why))
+                                                str(pending.why), tuple(getattr(pending, "mends", ())))
                     changed = True
             if changed:
                 self._version += 1
@@ -308,6 +322,11 @@ class CameraProducer:
             self.failures += 1
             log.exception("camera: skipped a frame the table reader failed on")
             return
+        take_mends = getattr(self.reader, "take_mends", None)
+        for mend in take_mends() if callable(take_mends) else ():
+            verdict = table.correct(info.id, mend.index, mend.mended, f"the camera mended its own misread: "
+                                    f"it read {mend.was}, and the table showed {mend.now} plainly since")
+            log.info("camera mended event #%d (%s -> %s): %s", mend.index + 1, mend.was, mend.now, verdict)
         position = len(state.history)
         for event in events:
             verdict = table.submit(event, info.id)

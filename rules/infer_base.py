@@ -24,11 +24,20 @@ from typing import Any
 
 from .core import Event, State, Verdict
 from .decks import UNKNOWN
+from .misread import Mend, find_mends, same_suspect
 from .snapshot import TableSnapshot
 from .stability import StabilityTracker
 
 DEFAULT_MIN_CONFIDENCE = 0.5
 """Reads less sure than this never become an event on their own."""
+
+PLAIN_CONFIDENCE = 0.9
+"""A card read at least this sure, in a zone whose reads agree on it (:data:`PLAIN_AGREEMENT`),
+is read *plainly*: enough for the camera to mend its own earlier misread of it."""
+PLAIN_AGREEMENT = 0.8
+MAX_MENDS_ASKED = 10
+"""How many ways to mend an earlier camera event the phones offer at once (a DUCK colour has 9
+other digits)."""
 
 MAX_EVENTS_PER_FRAME = 16
 """A safety bound: one frame can settle several events (a play and the draw before it)."""
@@ -36,11 +45,14 @@ MAX_EVENTS_PER_FRAME = 16
 
 @dataclass(frozen=True)
 class Inference:
-    """An event the camera proposes, whether it is sure enough to apply, and why."""
+    """An event the camera proposes, whether it is sure enough to apply, and why. ``mends``:
+    when the rules refuse it because of a card the camera recorded earlier, the ways to mend
+    that event, most likely first (:mod:`.misread`), for a person to choose from."""
 
     event: Event
     certain: bool
     why: str
+    mends: tuple[Mend, ...] = ()
 
 
 class Inferrer:
@@ -110,6 +122,9 @@ class FollowStep:
 
     applied: list[Inference] = field(default_factory=list)
     pending: Inference | None = None
+    mended: list[Mend] = field(default_factory=list)
+    """Earlier camera events the follower mended by itself this frame (before ``applied``):
+    whoever records the events elsewhere replaces them too."""
 
 
 MAX_VIEWS_BEHIND = 3000
@@ -142,6 +157,8 @@ class TableFollower:
         self._behind: list[StabilityTracker] = []  # table moments since the last applied event
         self._memory: dict[str, Any] | None = None  # the inferrer's memory at the first of them
         self._signature: tuple[object, ...] | None = None
+        self._mends_for: tuple[int, str, tuple[str, ...]] | None = None
+        self._mends: list[Mend] = []
 
     @property
     def behind(self) -> int:
@@ -189,13 +206,73 @@ class TableFollower:
                 break
             verdict = self.state.check(proposal.event)
             if not verdict.ok:
-                self.pending = Inference(proposal.event, False, f"the rules refuse it: {verdict.reason}")
+                mend = self._own_mend(proposal, verdict, table)
+                if mend is not None:
+                    step.mended.append(mend)
+                    verdict = self.state.check(proposal.event)
+            if not verdict.ok:
+                self.pending = self._refused(proposal, verdict, table)
                 break
             self._apply(proposal)
             self.pending = None
             step.applied.append(proposal)
         step.pending = self.pending
         return step
+
+    # -- an earlier camera misread --------------------------------------------------------
+    def mends_for(self, event: Event, reason: str, table: StabilityTracker | None = None) -> list[Mend]:
+        """The ways to mend an earlier camera event so that ``event``, refused for ``reason``,
+        fits (see :func:`~.misread.find_mends`); cards read plainly on ``table`` (default: the
+        live one) count as seen. Kept until the log or what is seen changes."""
+        seen = plain_cards(table or self.tracker)
+        key = (len(self.state.history), event.content_key() + reason, seen)
+        if key != self._mends_for:
+            self._mends_for = key
+            self._mends = find_mends(self.state, event, reason=reason, seen=seen)
+        return self._mends
+
+    def _refused(self, proposal: Inference, verdict: Verdict, table: StabilityTracker) -> Inference:
+        """The refused proposal, pending; with the question that mends an earlier camera event
+        when one explains the refusal."""
+        mends = tuple(same_suspect(self.mends_for(proposal.event, verdict.reason, table))[:MAX_MENDS_ASKED])
+        why = f"the rules refuse it: {verdict.reason}"
+        if mends:
+            why += f"; {mends[0].question()}" if len(mends) == 1 else (
+                f"; the camera read {mends[0].was} at event {mends[0].index + 1}: was it "
+                f"{' or '.join(m.now for m in mends)}?")
+        return Inference(proposal.event, False, why, mends)
+
+    def _own_mend(self, proposal: Inference, verdict: Verdict, table: StabilityTracker) -> Mend | None:
+        """Mend an earlier camera event by itself, when the refused ``proposal`` is read surely
+        and exactly one way to mend it names a card the table shows plainly now; the mend made,
+        or None."""
+        if not proposal.certain:
+            return None
+        mends = self.mends_for(proposal.event, verdict.reason, table)
+        seen = plain_cards(table)
+        plain = [m for m in mends if m.now in seen]
+        if len(plain) != 1 or not self.mend(plain[0]):
+            return None
+        return plain[0]
+
+    def mend(self, mend: Mend) -> bool:
+        """Replace event ``mend.index`` of the log by ``mend.mended`` (a person chose it, or the
+        table shows it plainly) and replay; False, changing nothing, if the log then does not
+        replay."""
+        history = list(self.state.history)
+        if not 0 <= mend.index < len(history) or history[mend.index].content_key() != mend.recorded.content_key():
+            return False
+        fresh = self.state.game.new_state(self.state.players, observer=self.state.observer)
+        for k, event in enumerate(history):
+            if not fresh.apply(mend.mended if k == mend.index else event).ok:
+                return False
+        self.state = fresh
+        at = mend.index - (len(history) - len(self.log))
+        if 0 <= at < len(self.log):
+            kept = self.log[at]
+            self.log[at] = Inference(mend.mended, kept.certain, kept.why)
+        self._mends_for = None
+        return True
 
     def confirm(self, event: Event | None = None, *, catch_up: bool = True) -> Verdict:
         """A person accepts the pending event, or gives the right one instead; then the
@@ -244,6 +321,15 @@ class TableFollower:
         self.state.apply_or_raise(inference.event)
         self.inferrer.applied(self.state, inference.event)
         self.log.append(inference)
+
+
+def plain_cards(table: StabilityTracker) -> tuple[str, ...]:
+    """The cards the settled table shows plainly (see :data:`PLAIN_CONFIDENCE`), sorted."""
+    cards: set[str] = set()
+    for settled in table.view().values():
+        if settled.confidence >= PLAIN_CONFIDENCE and settled.agreement >= PLAIN_AGREEMENT:
+            cards.update(label for label in settled.labels if label != UNKNOWN)
+    return tuple(sorted(cards))
 
 
 def _describe(event: Event) -> str:

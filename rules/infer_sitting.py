@@ -225,6 +225,8 @@ class SittingInferrer(Inferrer):
             return  # it lay there before the table showed the last event entered by hand
         if changed:
             self._owed.clear()
+        elif self._layings and self._layings[-1].look_alike and self._layings[-1].card == top:
+            return  # hands passing the pile again (an arm on its way to the line): still one laying
         self._layings.append(Laying(top, not changed, top in self._guessed))
 
     def _turn_card(self) -> Laying | None:

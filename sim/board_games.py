@@ -49,6 +49,7 @@ from ducktable.sim.board_pictures import (
     random_view,
     view_of,
 )
+from ducktable.sim.table_video import FrameProgress
 from ducktable.vision.boards import Labels, LineBoard, LineReader, RiverBoard, RiverReader, _middle, inferrer_for
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.detect import Detection
@@ -606,7 +607,9 @@ def camera_snapshots(game: TrueGame, shots: Sequence[BoardShot], seed: int, *,
     if frames_dir is not None:
         Path(frames_dir).mkdir(parents=True, exist_ok=True)
     others = oracle_snapshots(shots, misread=misread, seed=seed)
+    progress = FrameProgress(f"{game.game} seed {seed}", len(shots))
     for index, (shot, oracle) in enumerate(zip(shots, others, strict=True)):
+        progress.tick(index)
         zones = shot.contents()
         hands = [_middle([layout.zone(z).centre for z in names]) for names in shot.hand_zones()
                  if all(z in pixel_zones for z in names)]

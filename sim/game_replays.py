@@ -30,6 +30,9 @@ from ducktable.rules import make_game
 
 GAMES = ("duck", "grey", "bruce", "ducky", "sitting")
 MODES = ("oracle", "truth", "model")
+READERS = ("replay", "run")
+"""How rendered card-game pictures are read: by the card path directly, or by ``ducktable run``'s
+reader (see :class:`~ducktable.sim.table_video.CameraFrames`)."""
 OUTCOMES = ("true", "camera", "pressed", "confirmed", "wrong")
 DEFAULT_HOLD = {"duck": 5, "grey": 5, "bruce": 5, "ducky": 6, "sitting": 8}
 """Frames the table stays still after each change in each game's script (at 15 frames/s)."""
@@ -67,6 +70,7 @@ class GameReplay:
     camera_in_video: int = 0  # camera_right when the frames ran out, before a person entered the rest
     hand_in_video: int = 0  # confirmed, likewise
     pending_episodes: int = 0  # times the camera held an event back for a person
+    mended: int = 0  # wrong events mended later (by the camera itself or a person's one tap)
 
     def __post_init__(self) -> None:
         if self.events_shown < 0:
@@ -118,10 +122,24 @@ def check(game: str, mode: str, players: int | None) -> None:
         raise ReplayUnavailable(f"{game} is for {low} to {high} players, not {players}")
 
 
+def check_reading(game: str, mode: str, *, clean_frames: bool = False, reader: str = "replay") -> None:
+    """Raise :class:`ReplayUnavailable` unless ``game``'s pictures can be taken and read so."""
+    if reader not in READERS:
+        raise ReplayUnavailable(f"unknown reader {reader!r}; choose one of {', '.join(READERS)}")
+    if reader == "run" and (mode != "model" or game in ("ducky", "sitting")):
+        raise ReplayUnavailable("--reader run reads the card games' pictures (duck, grey, bruce) with the "
+                                "classifier: use --mode model (the board games are read by run's board "
+                                "and card-zone readers already)")
+    if clean_frames and game in ("ducky", "sitting"):
+        raise ReplayUnavailable("--clean-frames is for the card games: the board games' pictures are always "
+                                "photographed (light, blur, noise, JPEG)")
+
+
 def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | None = None,
                 misread: float = 0.02, hold: int | None = None, max_frames: int | None = None,
                 frames_dir: str | None = None, snapshots_dir: str | None = None,
-                capture_size: tuple[int, int] | None = None) -> GameReplay:
+                capture_size: tuple[int, int] | None = None, clean_frames: bool = False,
+                reader: str = "replay") -> GameReplay:
     """One bot game of ``game`` replayed in ``mode`` (see the module docstring). ``players``
     None: 3 for the card games, chosen by the seed for the board games. ``hold`` None: the
     game's own (:data:`DEFAULT_HOLD`). ``misread`` applies in oracle mode and to the board
@@ -129,7 +147,10 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
     (DUCK only) keeps the camera's reads for the next run. ``capture_size`` (truth and model
     modes) takes the pictures at that size and reads them as ``ducktable run`` does: at the
     size the table is calibrated at (1280 x 720; Ducky Ducky's whole picture), the cards cut
-    from the full picture."""
+    from the full picture. The card games' pictures go through a camera's capture (exposure,
+    white balance, focus, noise, JPEG: :class:`~ducktable.vision.augment.CaptureLook`) unless
+    ``clean_frames``; the board games' always do (their own ``photograph``). ``reader`` "run":
+    the card games' pictures are read by ``ducktable run``'s own reader (model mode)."""
     check(game, mode, players)
     held = DEFAULT_HOLD[game] if hold is None else hold
     if held < MIN_HOLD:
@@ -142,12 +163,14 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
         raise ReplayUnavailable("frames are written in truth and model modes: the oracle draws no pictures")
     if capture_size is not None and mode == "oracle":
         raise ReplayUnavailable("--capture works in truth and model modes: the oracle reads no pictures")
+    check_reading(game, mode, clean_frames=clean_frames, reader=reader)
     start = time.perf_counter()
     if game in ("ducky", "sitting"):
         result = _board_game(game, seed, mode, players, misread, hold, max_frames, capture_size, frames_dir)
     else:
         result = _card_game(game, seed, mode, 3 if players is None else players, misread, held,
-                            max_frames, frames_dir, snapshots_dir, capture_size)
+                            max_frames, frames_dir, snapshots_dir, capture_size,
+                            camera_like=not clean_frames, reader=reader)
     result.seconds["game"] = time.perf_counter() - start
     if max_frames is not None and mode != "oracle":
         result.events_shown, result.pressed_shown = _shown(game, seed, result.players, hold, max_frames)
@@ -187,7 +210,8 @@ def _shown(game: str, seed: int, players: int, hold: int | None, frames: int) ->
 
 def _card_game(game: str, seed: int, mode: str, players: int, misread: float, hold: int,
                max_frames: int | None, frames_dir: str | None, snapshots_dir: str | None,
-               capture_size: tuple[int, int] | None = None) -> GameReplay:
+               capture_size: tuple[int, int] | None = None, *, camera_like: bool = True,
+               reader: str = "replay") -> GameReplay:
     from ducktable.sim import table_video, table_video_bruce, table_video_grey
 
     labels = "model" if mode == "model" else "truth"
@@ -197,7 +221,7 @@ def _card_game(game: str, seed: int, mode: str, players: int, misread: float, ho
         else:
             duck = table_video.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
                                              frames_dir=frames_dir, snapshots_dir=snapshots_dir, hold=hold,
-                                             capture_size=capture_size)
+                                             capture_size=capture_size, camera_like=camera_like, reader=reader)
         return _replay(game, mode, seed, players, duck, pressed=0, exact=duck.exact_scores, by_type=duck.by_type)
     module = table_video_grey if game == "grey" else table_video_bruce
     if mode == "oracle":
@@ -205,7 +229,7 @@ def _card_game(game: str, seed: int, mode: str, players: int, misread: float, ho
     else:
         script = module.camera_replay(seed, players=players, labels=labels, max_frames=max_frames,
                                       frames_dir=frames_dir, hold=hold, snapshots_dir=snapshots_dir,
-                                      capture_size=capture_size)
+                                      capture_size=capture_size, camera_like=camera_like, reader=reader)
     return _replay(game, mode, seed, players, script, pressed=script.pressed, exact=script.exact_scores,
                    by_type={k: t.to_json() for k, t in script.by_type.items()})
 
@@ -233,7 +257,7 @@ def _replay(game: str, mode: str, seed: int, players: int, result: Any, *, press
         result.wrong_applied, exact, result.frames, result.cells_read, result.cells_right,
         dict(result.seconds), _outcomes(by_type), result.first_problem,
         camera_in_video=result.camera_in_video, hand_in_video=result.hand_in_video,
-        pending_episodes=result.pending_episodes)
+        pending_episodes=result.pending_episodes, mended=getattr(result, "mended", 0))
 
 
 def _outcomes(by_type: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
@@ -244,6 +268,10 @@ def _outcomes(by_type: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
 # ---- many games ---------------------------------------------------------------------------------
 
 def _replay_kwargs(kwargs: dict[str, Any]) -> GameReplay:
+    from ducktable.sim import table_video
+
+    kwargs = dict(kwargs)
+    table_video.PROGRESS_EVERY_S = kwargs.pop("progress_s", None)  # this process's games say how far they are
     return replay_game(**kwargs)
 
 
@@ -317,6 +345,7 @@ def summarise(runs: Iterable[GameReplay], wall_s: float) -> dict[str, Any]:
         "pending_episodes": sum(r.pending_episodes for r in runs),
         "wrong_applied": sum(r.wrong_applied for r in runs),
         "games_with_wrong_events": sum(r.wrong_applied > 0 for r in runs),
+        "wrong_mended": sum(r.mended for r in runs),
         "zone_read_accuracy": round(sum(r.cells_right for r in runs) / max(1, sum(r.cells_read for r in runs)), 4),
         "frames": frames,
         "tracker_ms_per_frame": round(follow_ms, 3),
@@ -335,7 +364,8 @@ def format_game(run: GameReplay) -> str:
     visible = run.true_events - run.pressed
     text = (f"{run.game} game {run.seed} ({run.players}p, {run.mode}): "
             f"{'exact' if run.exact else 'DIFFERENT'} scores, {run.camera_right}/{visible} events by camera, "
-            f"{run.pressed} pressed, {run.confirmed} entered by hand, {run.wrong_applied} wrong, "
+            f"{run.pressed} pressed, {run.confirmed} entered by hand, {run.wrong_applied} wrong"
+            f"{f' ({run.mended} mended)' if run.mended else ''}, "
             f"{run.seconds.get('game', 0.0):.1f} s")
     return text + (f" ({run.first_problem})" if run.first_problem else "")
 
@@ -346,7 +376,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines = [
         f"{s['game']} {s['mode']}: {s['exact_scores']}/{s['games']} games with the exact scores "
         f"({s['exact_rate']:.1%}), {s['wrong_applied']} wrong events applied "
-        f"(in {s['games_with_wrong_events']} games)",
+        f"(in {s['games_with_wrong_events']} games; {s['wrong_mended']} of them mended later)",
         f"  events by camera alone {s['camera_right_in_frames_shown']}/{s['camera_could_apply']} "
         f"({s['event_accuracy_camera_alone']:.1%}), entered by hand {s['entered_by_hand']}, "
         f"pressed (buttons) {s['pressed']}; the camera held an event back {s['pending_episodes']} times",

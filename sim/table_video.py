@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -34,10 +35,12 @@ from ducktable.rules import Event, make_game, simulate
 from ducktable.rules.core import Bot, State
 from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.duck import DuckState, GreedyBot
-from ducktable.rules.infer_base import Inferrer, TableFollower
+from ducktable.rules.infer_base import MAX_MENDS_ASKED, Inferrer, TableFollower
 from ducktable.rules.infer_duck import DuckInferrer
+from ducktable.rules.misread import Mend, same_suspect
 from ducktable.rules.snapshot import HIDDEN, CardRead, TableSnapshot, ZoneRead, middle_zone, seat_zone
 from ducktable.rules.stability import StabilityTracker
+from ducktable.vision.augment import CaptureLook, capture
 from ducktable.vision.frame_reader import FrameReader, model_classifier
 from ducktable.vision.layout import CARD_SCALE, TableLayout, duck_layout
 
@@ -252,9 +255,12 @@ class TableRenderer:
 
     def __init__(self, game: str, layout: TableLayout, background_seed: int, *, tilt_deg: float = 4.0,
                  markers: bool = True, size: tuple[int, int] = (1280, 720),
-                 capture_size: tuple[int, int] | None = None) -> None:
+                 capture_size: tuple[int, int] | None = None, look: CaptureLook | None = None) -> None:
         """``capture_size``: take the pictures at this size instead of ``size`` (the same table
-        and view, as a camera mode with more pixels sees it)."""
+        and view, as a camera mode with more pixels sees it). ``look``: every picture, the
+        empty table's too, goes through that camera's exposure, white balance, focus, noise
+        and JPEG (:func:`~ducktable.vision.augment.capture`); None: clean renders with a little
+        sensor noise."""
         from ducktable.sim import scene
 
         self.game = game
@@ -263,6 +269,7 @@ class TableRenderer:
         self.tilt = tilt_deg
         self.size = size if capture_size is None else capture_size
         self.markers = markers
+        self.look = look
         self._scene = scene
         # the first draws of compose_scene's background generator, in its order
         bg_rng = np.random.default_rng([background_seed, 0xB6])
@@ -276,7 +283,15 @@ class TableRenderer:
         self._quads: dict[Any, list[np.ndarray]] = {}
 
     def empty_table(self) -> np.ndarray:
+        """The empty table as rendered (shared: copy before drawing on it)."""
         return self._base(())
+
+    def empty_picture(self) -> np.ndarray:
+        """The empty table as the camera takes it (what ``ducktable calibrate`` is given)."""
+        if self.look is None:
+            return self.empty_table()
+        rng = np.random.default_rng([self.seed, 0xE3])
+        return capture(self._noisy(self.empty_table().copy(), rng), self.look, rng, noise=False)
 
     def _base(self, zones: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray:
         key = zones
@@ -325,17 +340,21 @@ class TableRenderer:
         hands = np.zeros(image.shape[:2], np.uint8)
         for name in sorted(shot.covered):
             hands |= draw_hand(image, _map(self.homography, self.layout.zone(name).centre), rng)
-        return self._noisy(image, rng), hands
+        image = self._noisy(image, rng)
+        if self.look is not None:
+            image = capture(image, self.look, rng, noise=False)
+        return image, hands
 
     def _noisy(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Per-frame sensor noise (sigma 2): a frame-sized window, at a random place, of one of
+        """Per-frame sensor noise (sigma 2, or the ``look``'s): a frame-sized window, at a random place, of one of
         a few stored noise fields a little larger than the frame, which is as good as fresh
         noise to the detector and a tenth of the cost (a window is a view: nothing is copied)."""
         h, w = image.shape[:2]
         if not self._noise:
             bank = np.random.default_rng([self.seed, 0x901])
+            sigma = 2.0 if self.look is None else self.look.noise_sigma
             for _ in range(2):
-                field = bank.normal(0, 2.0, (h + NOISE_SLACK, w + NOISE_SLACK, *image.shape[2:])).round()
+                field = bank.normal(0, sigma, (h + NOISE_SLACK, w + NOISE_SLACK, *image.shape[2:])).round()
                 self._noise.append((np.clip(field, 0, 255).astype(np.uint8),
                                     np.clip(-field, 0, 255).astype(np.uint8)))
         up, down = self._noise[int(rng.integers(len(self._noise)))]
@@ -468,6 +487,8 @@ class ReplayResult:
     accepted: int = 0  # of those, the camera's own pending guess, only confirmed
     pending_episodes: int = 0  # times the camera held an event for a person
     wrong_applied: int = 0  # camera events applied that the true log does not contain
+    mended: int = 0  # of those, mended later: by the camera itself or by a person's one tap
+    mended_by_hand: int = 0  # of those, by a person answering the camera's question
     exact_scores: bool = False
     true_scores: tuple[int, ...] = ()
     seen_scores: tuple[int, ...] = ()
@@ -515,6 +536,9 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
     ok = True
 
     def check_new(start: int) -> bool:
+        """Judge the events applied from ``start`` on; a wrong one is counted and the game goes
+        on (a later refusal leads back to it), unless it is not a misread card (an extra or
+        missing event: the log and the truth no longer line up)."""
         for k in range(start, len(follower.log)):
             inference = follower.log[k]
             if inference.why in ("confirmed by hand", "entered by hand"):
@@ -528,8 +552,21 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
                 expected = truth[k].dumps() if k < len(truth) else "nothing"
                 result.first_problem = result.first_problem or (
                     f"event #{k}: applied {inference.event.dumps()} but the truth is {expected}")
-                return False
+                if k >= len(truth) or (inference.event.type, inference.event.seat) != (truth[k].type, truth[k].seat):
+                    return False
         return True
+
+    def mended(step_mends: Sequence[Mend]) -> None:
+        """Count the camera's own mends: a right one mends a wrong event, a wrong one is one."""
+        for mend in step_mends:
+            if mend.index < len(truth) and _same(mend.mended, truth[mend.index]):
+                result.mended += 1
+                continue
+            result.wrong_applied += 1
+            result.tally(mend.mended.type, "wrong")
+            result.first_problem = result.first_problem or (
+                f"event #{mend.index}: the camera mended {mend.recorded.dumps()} into {mend.mended.dumps()}, "
+                "which the truth does not have")
 
     for snapshot, shot in snapshots:
         result.frames += 1
@@ -543,6 +580,7 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
         t0 = time.perf_counter()
         step = follower.feed(snapshot)
         result.seconds["follow"] = result.seconds.get("follow", 0.0) + time.perf_counter() - t0
+        mended(step.mended)
         ok = check_new(before)
         if not ok:
             break
@@ -561,21 +599,33 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
                 break
     result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
     if ok:  # the video is over: a person enters whatever the camera did not settle
-        while not state.is_over() and len(follower.log) < len(truth):
+        while not follower.state.is_over() and len(follower.log) < len(truth):
             before = len(follower.log)
             _confirm(follower, truth, result, camera_on=False)
             if not check_new(before):
                 break
+    state = follower.state  # (a mend replays the log into a new state)
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
-    result.exact_scores = result.seen_scores == game.scores and not result.wrong_applied
+    left_wrong = any(not _same(i.event, t) for i, t in zip(follower.log, truth, strict=False))
+    result.exact_scores = result.seen_scores == game.scores and not left_wrong
     return result
 
 
 def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult, camera_on: bool = True) -> None:
+    """The person enters the next true event; when the rules refuse it because of an earlier
+    camera misread, they answer the camera's question (one tap on the card it really was) where
+    it offers the true one, and enter it again."""
     k = len(follower.log)
     if follower.pending is not None and _same(follower.pending.event, truth[k]):
         result.accepted += 1  # the camera's own guess, only confirmed
     verdict = follower.confirm(truth[k], catch_up=camera_on)
+    if not verdict.ok:
+        offered = same_suspect(follower.mends_for(truth[k], verdict.reason))[:MAX_MENDS_ASKED]
+        right = next((m for m in offered if _same(m.mended, truth[m.index])), None)
+        if right is not None and follower.mend(right):
+            result.mended += 1
+            result.mended_by_hand += 1
+            verdict = follower.confirm(truth[k], catch_up=camera_on)
     result.confirmed += 1
     result.tally(truth[k].type, "confirmed")
     if not verdict.ok:
@@ -596,8 +646,10 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02, hold: i
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
                   snapshots_dir: str | None = None, hold: int = 5,
-                  capture_size: tuple[int, int] | None = None) -> ReplayResult:
-    """One DUCK bot game rendered frame by frame and read back through the camera path.
+                  capture_size: tuple[int, int] | None = None, camera_like: bool = True,
+                  reader: str = "replay") -> ReplayResult:
+    """One DUCK bot game rendered frame by frame and read back through the camera path
+    (``camera_like`` and ``reader``: see :class:`CameraFrames`).
 
     With ``snapshots_dir`` the camera's reads (one snapshot per frame, JSON lines) are kept
     there and used again next time, so a change to tracking or inference is measured on the
@@ -610,15 +662,41 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
         shots = shots[:max_frames]
     cache = None if snapshots_dir is None else reads_cache(
         "duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
-        capture_size=capture_size)
+        capture_size=capture_size, camera_like=camera_like, reader=reader)
     snapshots = CameraFrames("duck", shots, duck_layout(players), seed=seed, labels=labels, tilt_deg=tilt_deg,
-                             frames_dir=frames_dir, cache=cache, capture_size=capture_size)
+                             frames_dir=frames_dir, cache=cache, capture_size=capture_size,
+                             camera_like=camera_like, reader=reader, players=players)
     result = replay(game, zip(snapshots, shots, strict=True), seed=seed)
     result.seconds.update(snapshots.seconds)
     return result
 
 
 # ---- rendered frames ---------------------------------------------------------------------------
+
+PROGRESS_EVERY_S: float | None = None
+"""When set (``replay-video`` sets it in each process that replays), a game whose frames are
+rendered and read says how far it is on stderr this often: such a game takes minutes."""
+
+
+class FrameProgress:
+    """Says on stderr, every :data:`PROGRESS_EVERY_S` seconds, how many of a game's frames
+    have been read; silent when that is None."""
+
+    def __init__(self, label: str, total: int) -> None:
+        self.label, self.total = label, total
+        self.start = self.said = time.monotonic()
+
+    def tick(self, done: int) -> None:
+        if PROGRESS_EVERY_S is None:
+            return
+        now = time.monotonic()
+        if now - self.said >= PROGRESS_EVERY_S:
+            self.said = now
+            rate = done / max(now - self.start, 1e-9)
+            left = (self.total - done) / max(rate, 1e-9)
+            print(f"  ... {self.label}: frame {done} of {self.total} ({rate:.1f} frames/s, about "
+                  f"{left / 60:.0f} min left)", file=sys.stderr, flush=True)
+
 
 @dataclass
 class CameraFrames:
@@ -640,6 +718,16 @@ class CameraFrames:
     capture_size: tuple[int, int] | None = None
     """Pictures taken at this size (the table as at 1280 x 720, more pixels), read as the camera
     reader reads them: at 1280 x 720, the cards cut from the full picture."""
+    camera_like: bool = True
+    """Every picture goes through a camera's capture (:class:`~ducktable.vision.augment.CaptureLook`,
+    drawn from the seed: exposure, white balance, focus, noise, JPEG 60-95); False: clean renders."""
+    reader: str = "replay"
+    """``replay``: the card path read directly (:class:`~ducktable.vision.frame_reader.FrameReader`);
+    ``run``: ``ducktable run``'s own reader (:class:`~ducktable.vision.reader.CameraTableReader`,
+    calibrated from the empty table's picture saved as ``ducktable calibrate`` saves it);
+    ``labels`` must then be "model"."""
+    players: int = 3
+    options: Mapping[str, Any] | None = None
     seconds: dict[str, float] = field(default_factory=dict, init=False)
 
     def __iter__(self) -> Iterator[TableSnapshot]:
@@ -652,28 +740,76 @@ class CameraFrames:
             self.seconds["cached_reads"] = 1.0
         yield from reads
 
+    def renderer(self) -> TableRenderer:
+        """The game's renderer, with this camera's capture when :attr:`camera_like`."""
+        look = CaptureLook.random(np.random.default_rng([self.seed, 0xCA97])) if self.camera_like else None
+        return TableRenderer(self.game, self.layout, background_seed=self.seed, tilt_deg=self.tilt_deg,
+                             capture_size=self.capture_size, look=look)
+
     def _read(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
+        if self.reader == "run":
+            yield from self._read_as_run(shots)
+            return
         from ducktable.vision.calibrate import calibrate_from_markers
         from ducktable.vision.reader import reading_view
 
         game = self.game
-        renderer = TableRenderer(game, self.layout, background_seed=self.seed, tilt_deg=self.tilt_deg,
-                                 capture_size=self.capture_size)
-        empty, _ = reading_view(renderer.empty_table())
+        renderer = self.renderer()
+        empty, _ = reading_view(renderer.empty_picture())
         calibrated = calibrate_from_markers(self.layout, empty).layout
         reader = FrameReader(calibrated, empty, game, model_classifier(game) if self.labels == "model" else None)
-        if self.frames_dir is not None:
-            Path(self.frames_dir).mkdir(parents=True, exist_ok=True)
         render_s = 0.0
-        for index, shot in enumerate(shots):
-            t0 = time.perf_counter()
-            picture = renderer.frame(shot, index)
-            render_s += time.perf_counter() - t0
-            if self.frames_dir is not None:
-                cv2.imwrite(f"{self.frames_dir}/frame-{index:05d}.jpg", picture)
+        for index, shot, picture, took in self._pictures(renderer, shots):
+            render_s += took
             image, detail = reading_view(picture)
             yield reader.read(image, shot.ts, index, shot, detail=detail)
             self.seconds.update(reader.seconds, render=render_s)
+
+    def _pictures(self, renderer: TableRenderer, shots: Sequence[Shot]
+                  ) -> Iterator[tuple[int, Shot, np.ndarray, float]]:
+        """Each shot's picture and the seconds it took to render (written to ``frames_dir``)."""
+        if self.frames_dir is not None:
+            Path(self.frames_dir).mkdir(parents=True, exist_ok=True)
+        progress = FrameProgress(f"{self.game} seed {self.seed}", len(shots))
+        for index, shot in enumerate(shots):
+            progress.tick(index)
+            t0 = time.perf_counter()
+            picture = renderer.frame(shot, index)
+            took = time.perf_counter() - t0
+            if self.frames_dir is not None:
+                cv2.imwrite(f"{self.frames_dir}/frame-{index:05d}.jpg", picture)
+            yield index, shot, picture, took
+
+    def _read_as_run(self, shots: Sequence[Shot]) -> Iterator[TableSnapshot]:
+        """The pictures read by ``ducktable run``'s reader, from a calibration made as
+        ``ducktable calibrate --empty-table`` makes it, in a folder of its own."""
+        import tempfile
+
+        from ducktable.vision.calibrate import calibrate_from_markers
+        from ducktable.vision.frame_reader import shipped_model
+        from ducktable.vision.reader import CameraTableReader, calibration_path, empty_table_path, reading_view
+
+        if self.labels != "model":
+            raise ValueError("`ducktable run`'s reader names the cards with the classifier: use --mode model")
+        renderer = self.renderer()
+        empty, _ = reading_view(renderer.empty_picture())
+        state = make_game(self.game, self.options).new_state(
+            [f"P{k + 1}" for k in range(self.players)], observer=True)
+        with tempfile.TemporaryDirectory(prefix="ducktable-replay-") as folder:
+            path = calibration_path(folder)
+            path.parent.mkdir(parents=True)
+            calibrate_from_markers(self.layout, empty).layout.save(path)
+            cv2.imwrite(str(empty_table_path(path)), empty)
+            reader = CameraTableReader(path, classifier=shipped_model())
+            render_s = 0.0
+            for index, shot, picture, took in self._pictures(renderer, shots):
+                render_s += took
+                seen = reader.snapshot(state, picture)
+                if seen is None:
+                    raise RuntimeError(f"run's reader could not read frame {index}: "
+                                       f"{reader.problem or 'the frame was skipped'}")
+                yield TableSnapshot(shot.ts, seen.zones, index)
+                self.seconds.update(read=reader.seconds["read"], render=render_s)
 
 
 def kept_or_read(cache: Path | None, count: int, read: Callable[[], Iterator[TableSnapshot]]
@@ -693,14 +829,16 @@ def kept_or_read(cache: Path | None, count: int, read: Callable[[], Iterator[Tab
 
 def reads_cache(game: str, snapshots_dir: str, *, players: int, seed: int, hold: int, tilt_deg: float,
                 labels: str, options: Mapping[str, Any] | None = None,
-                capture_size: tuple[int, int] | None = None) -> Path:
+                capture_size: tuple[int, int] | None = None, camera_like: bool = True,
+                reader: str = "replay") -> Path:
     """Where one game's camera reads are kept: every input that changes them is in the name
     (the renderer, detector and cover watch are not: the folder is cleared after changing them);
     non-default game options by a checksum."""
     held = "" if hold == 5 else f"-hold{hold}"
     opts = f"-opts{zlib.crc32(json.dumps(options, sort_keys=True).encode()):08x}" if options else ""
     taken = "" if capture_size is None else f"-at{capture_size[0]}x{capture_size[1]}"
-    return Path(snapshots_dir) / (f"{game}-{players}p-seed{seed}{held}{opts}-tilt{tilt_deg:g}{taken}"
+    how = ("-camera" if camera_like else "-clean") + ("-run" if reader == "run" else "")
+    return Path(snapshots_dir) / (f"{game}-{players}p-seed{seed}{held}{opts}-tilt{tilt_deg:g}{taken}{how}"
                                   f"-{_reads_tag(labels)}.jsonl")
 
 

@@ -130,17 +130,19 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02,
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
                   options: Mapping[str, Any] | None = None, hold: int = 5,
-                  snapshots_dir: str | None = None, capture_size: tuple[int, int] | None = None) -> ScriptResult:
+                  snapshots_dir: str | None = None, capture_size: tuple[int, int] | None = None,
+                  camera_like: bool = True, reader: str = "replay") -> ScriptResult:
     """One Bruce bot game rendered frame by frame and read back by detector (and classifier
     with ``labels="model"``), zones and tracker."""
     game = bruce_bot_game(seed, players, options)
     script = bruce_script(game, random.Random(seed), hold=hold)
     cache = None if snapshots_dir is None else reads_cache(
         "bruce", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
-        options=options, capture_size=capture_size)
+        options=options, capture_size=capture_size, camera_like=camera_like, reader=reader)
     snaps = CameraFrames(script.game.game, script.shots, bruce_layout(players), seed=seed, labels=labels,
                          tilt_deg=tilt_deg, max_frames=max_frames, frames_dir=frames_dir, cache=cache,
-                         capture_size=capture_size)
+                         capture_size=capture_size, camera_like=camera_like, reader=reader, players=players,
+                         options=options)
     result = replay_script(script, snaps, BruceInferrer(), StabilityTracker(window=5, needed=3), seed=seed)
     result.seconds.update(snaps.seconds)
     return result

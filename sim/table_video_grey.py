@@ -243,16 +243,18 @@ def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02,
 def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_deg: float = 4.0,
                   max_frames: int | None = None, frames_dir: str | None = None,
                   options: Mapping[str, Any] | None = None, hold: int = 5,
-                  snapshots_dir: str | None = None, capture_size: tuple[int, int] | None = None) -> ScriptResult:
+                  snapshots_dir: str | None = None, capture_size: tuple[int, int] | None = None,
+                  camera_like: bool = True, reader: str = "replay") -> ScriptResult:
     """One Grey Duck bot game rendered frame by frame and read back through the camera path."""
     game, happenings = grey_bot_game(seed, players, options)
     script = grey_script(game, happenings, random.Random(seed), hold=hold)
     cache = None if snapshots_dir is None else reads_cache(
         "grey", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
-        options=options, capture_size=capture_size)
+        options=options, capture_size=capture_size, camera_like=camera_like, reader=reader)
     snaps = CameraFrames(script.game.game, script.shots, grey_layout(players), seed=seed, labels=labels,
                          tilt_deg=tilt_deg, max_frames=max_frames, frames_dir=frames_dir, cache=cache,
-                         capture_size=capture_size)
+                         capture_size=capture_size, camera_like=camera_like, reader=reader, players=players,
+                         options=options)
     inferrer = GreyInferrer()
     result = replay_script(script, snaps, inferrer, StabilityTracker(window=5, needed=3), seed=seed,
                            withdrawn=lambda: inferrer.withdrawn)

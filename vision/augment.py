@@ -19,6 +19,7 @@ No torch here: CI tests this module without the training extra.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -340,3 +341,50 @@ def _skin(rng: np.random.Generator) -> tuple[int, int, int]:
     b, g, r = tones[int(rng.integers(len(tones)))]
     d = rng.integers(-15, 16, 3)
     return (int(b + d[0]), int(g + d[1]), int(r + d[2]))
+
+
+# ---- a table camera's pictures ---------------------------------------------------------------
+@dataclass(frozen=True)
+class CaptureLook:
+    """How one table camera takes its pictures, fixed while it films a game: exposure, white
+    balance, focus, sensor noise and JPEG quality, within the spread of :func:`photometric`'s
+    light, optics and sensor (the real-photo work's capture model), milder where a fixed camera
+    over a table differs from a hand-held photo (no glare spot, no gradient of its own: the
+    rendered table has its light already)."""
+
+    gain: float  # exposure, 1 = as rendered
+    white: tuple[float, float, float]  # white balance, a gain per channel (BGR)
+    focus_sigma: float  # blur of the lens, in pixels of a 1280-wide picture
+    noise_sigma: float  # sensor noise, grey levels
+    quality: int  # JPEG quality of the delivered picture
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> CaptureLook:
+        white = rng.uniform(0.9, 1.1, 3)
+        return cls(gain=float(rng.uniform(0.8, 1.15)),
+                   white=(float(white[0]), float(white[1]), float(white[2])),
+                   focus_sigma=float(rng.uniform(0.0, 0.9)), noise_sigma=float(rng.uniform(1.5, 4.0)),
+                   quality=int(rng.integers(60, 96)))
+
+    def to_json(self) -> dict[str, float | int | list[float]]:
+        return {"gain": round(self.gain, 3), "white": [round(v, 3) for v in self.white],
+                "focus_sigma": round(self.focus_sigma, 2), "noise_sigma": round(self.noise_sigma, 2),
+                "quality": self.quality}
+
+
+def capture(image: Image, look: CaptureLook, rng: np.random.Generator, *, noise: bool = True) -> Image:
+    """``image`` as a camera with ``look`` delivers it: exposure and white balance (flickering
+    by 2% from frame to frame, as auto exposure does), lens blur, sensor noise (``noise`` False:
+    the caller adds its own) and JPEG compression. The blur is scaled to the picture's width."""
+    flicker = float(rng.uniform(0.98, 1.02))
+    b, g, r = (look.gain * flicker * v for v in look.white)
+    out = np.asarray(cv2.multiply(image, np.array([b, g, r, 1.0]), dtype=cv2.CV_8U))
+    sigma = look.focus_sigma * image.shape[1] / 1280
+    if sigma > 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    if noise and look.noise_sigma > 0:
+        field = rng.normal(0, look.noise_sigma, out.shape).astype(np.float32)
+        out = np.clip(out.astype(np.float32) + field, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, look.quality])
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return np.asarray(decoded) if decoded is not None else out

@@ -83,11 +83,11 @@ class FrameReader:
 def model_classifier(game: str) -> Classify:
     """The shipped classifier, limited to ``game``'s deck, as a detections -> (label, conf)
     function (with the second look of :func:`~.pipeline.name_detections`)."""
-    return game_namer(_shipped_model(), game)
+    return game_namer(shipped_model(), game)
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped_model() -> Any:
+def shipped_model() -> Any:
     """Loaded once per process: every replayed game reads with the same model."""
     from .classify import CardClassifier
 

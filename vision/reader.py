@@ -31,6 +31,8 @@ import cv2
 import numpy as np
 from ducktable.rules.core import Event, State
 from ducktable.rules.infer_base import Inference
+from ducktable.rules.misread import Mend
+from ducktable.rules.snapshot import TableSnapshot
 
 from .calibrate import DriftWatch
 from .layout import LayoutError, TableLayout
@@ -166,6 +168,7 @@ class CameraTableReader:
         self._last_ts = -1
         self._offset_ms: float | None = None
         self._said: str | None = None
+        self._mends: list[Mend] = []
 
     # -- the run loop's protocol ------------------------------------------------------------
     def events(self, state: State, frame: Any) -> list[Event]:
@@ -180,6 +183,12 @@ class CameraTableReader:
             self._skip(f"it could not be read ({type(exc).__name__}: {exc})")
             log.debug("frame %d failed", self.frames, exc_info=True)
             return []
+
+    def take_mends(self) -> list[Mend]:
+        """Earlier camera events the camera mended itself since the last call (the table showed
+        the true card plainly): the run loop records them as corrections of the store's log."""
+        taken, self._mends = self._mends, []
+        return taken
 
     @property
     def history(self) -> list[Event]:
@@ -203,10 +212,52 @@ class CameraTableReader:
         self._view = self._view_key = None
         self.pending = None
 
+    def snapshot(self, state: State, frame: Any) -> TableSnapshot | None:
+        """What this reader sees of ``state``'s table in ``frame`` (a camera Frame or an array),
+        read exactly as for :meth:`events` but not followed: None when it cannot read (see
+        :attr:`problem`, or a skipped frame). The replays (``replay-video --reader run``) feed
+        their pictures through here."""
+        self.frames += 1
+        image, stamp, bad = frame_image(frame)
+        if image is None:
+            self._skip(bad)
+            return None
+        t0 = time.perf_counter()
+        try:
+            snapshot = self._snapshot(state, image, stamp)
+        except Exception as exc:  # as events(): a frame the readers choke on is skipped
+            self._skip(f"it could not be read ({type(exc).__name__}: {exc})")
+            return None
+        self.seconds["read"] += time.perf_counter() - t0
+        if snapshot is not None:
+            self._say(None)
+        return snapshot
+
     # -- one frame -------------------------------------------------------------------------------
     def _events(self, state: State, picture: np.ndarray, stamp: float | None) -> list[Event]:
-        if not self._calibration_ready():
+        t0 = time.perf_counter()
+        snapshot = self._snapshot(state, picture, stamp)
+        if snapshot is None:
             return self._stop()
+        t1 = time.perf_counter()
+        assert self._view is not None
+        follower = self._sync.follow(state, self._view.inferrer)
+        # walking in an event settled by hand, the follower caught up with what the table did
+        # meanwhile: what it applied then is the camera's to report, like this frame's events
+        caught_up = follower.state.history[len(state.history):]
+        step = follower.feed(snapshot)
+        self._mends.extend(step.mended)
+        self.seconds["read"] += t1 - t0
+        self.seconds["follow"] += time.perf_counter() - t1
+        self.pending = follower.pending
+        self._say(None)
+        return [*caught_up, *(inference.event for inference in step.applied)]
+
+    def _snapshot(self, state: State, picture: np.ndarray, stamp: float | None) -> TableSnapshot | None:
+        """The frame's snapshot, or None (with :attr:`problem` said) when the table cannot be
+        read: no calibration, another picture size, a moved camera, a game it cannot read."""
+        if not self._calibration_ready():
+            return None
         calibrated = None if self._empty is None else (self._empty.shape[1], self._empty.shape[0])
         image, detail = reading_view(picture, calibrated)
         assert self._saved is not None
@@ -216,30 +267,18 @@ class CameraTableReader:
             log.warning("no picture of the empty table was saved with the calibration (%s); "
                         "the first camera frame stands in for it", empty_table_path(self.layout_path))
         if self._empty.shape != image.shape:
-            return self._stop(
+            self._say(
                 f"the camera now gives {picture.shape[1]}x{picture.shape[0]} pictures (read at "
                 f"{image.shape[1]}x{image.shape[0]}) but the table was calibrated at "
                 f"{self._empty.shape[1]}x{self._empty.shape[0]}; set the camera back or run "
                 "`ducktable calibrate` again")
+            return None
         if not self._camera_in_place(image):
-            return self._stop()
+            return None
         view = self._table_view(state)
         if view is None:
-            return self._stop()
-        ts = self._timestamp(stamp)
-        t0 = time.perf_counter()
-        snapshot = view.read(image, ts, self.frames, detail)
-        t1 = time.perf_counter()
-        follower = self._sync.follow(state, view.inferrer)
-        # walking in an event settled by hand, the follower caught up with what the table did
-        # meanwhile: what it applied then is the camera's to report, like this frame's events
-        caught_up = follower.state.history[len(state.history):]
-        step = follower.feed(snapshot)
-        self.seconds["read"] += t1 - t0
-        self.seconds["follow"] += time.perf_counter() - t1
-        self.pending = follower.pending
-        self._say(None)
-        return [*caught_up, *(inference.event for inference in step.applied)]
+            return None
+        return view.read(image, self._timestamp(stamp), self.frames, detail)
 
     def _stop(self, problem: str | None = None) -> list[Event]:
         if problem is not None:

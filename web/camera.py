@@ -1,5 +1,7 @@
 """The camera on the phones: what stops it (a problem line on the scoreboard) and the event it is
-unsure of, put as "camera unsure - is this it?" with Confirm and Reject.
+unsure of, put as "camera unsure - is this it?" with Confirm and Reject; and, when the rules
+refuse it because of a card the camera recorded earlier, one tap on the card that was really
+there mends that earlier event.
 
 Why this module exists: the camera never applies an event it is not sure of; a person settles
 it. The run loop's camera status (``CAMERA`` in the app's configuration: ``snapshot()``,
@@ -14,7 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ducktable.device.store import MatchInfo
+from ducktable.device.store import MatchInfo, StoreError
+from ducktable.rules.core import Verdict
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from markupsafe import Markup
 
@@ -37,8 +40,10 @@ def camera_view(info: MatchInfo, snap: dict[str, Any] | None) -> dict[str, Any] 
         seat = event.get("seat")
         who = info.players[seat] if isinstance(seat, int) and 0 <= seat < len(info.players) else "the table"
         data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        mends = [{"choice": k, "index": m.get("index"), "was": m.get("was"), "now": m.get("now")}
+                 for k, m in enumerate(notice.get("mends") or []) if isinstance(m, dict)]
         shown = {"id": notice.get("id"), "type": event.get("type", "?"), "who": who, "data": data,
-                 "why": notice.get("why", "")}
+                 "why": notice.get("why", ""), "mends": mends}
     problem = snap.get("problem")
     if shown is None and not problem:
         return None
@@ -116,3 +121,40 @@ def reject(match_id: int, notice_id: int) -> Any:
     status.reject(notice_id)
     flash("The camera's guess was dropped. Enter what really happened here.", "ok")
     return redirect(url_for("entry.page", match_id=match_id), code=303)
+
+
+@bp.post("/match/<int:match_id>/camera/<int:notice_id>/mend/<int:choice>")
+@pin_required
+def mend(match_id: int, notice_id: int, choice: int) -> Any:
+    """One tap on the card an earlier camera event really showed: that event is replaced (the
+    store keeps the old one in the audit trail), then the event the rules refused because of it
+    is recorded, as a Confirm would."""
+    info = match_or_404(match_id)
+    status, notice = _notice_or_409(match_id, notice_id)
+    if not 0 <= choice < len(notice.mends):
+        abort(404, description="The camera offered no such card; look at the board again.")
+    chosen = notice.mends[choice]
+    store = get_store()
+    events = store.events(match_id)
+    if (len(events) != notice.position or chosen.index >= len(events)
+            or events[chosen.index].content_key() != chosen.recorded.content_key()):
+        status.answered(notice_id)
+        abort(409, description="The game has moved on since the camera asked; look at the board "
+                               "again, and correct the event on the Enter page if it is still wrong.")
+    try:
+        verdict = store.correct(match_id, chosen.index, chosen.mended,
+                                f"the camera read {chosen.was}; a person said it was {chosen.now}")
+    except StoreError as exc:
+        return entry_page(info, verdict=Verdict.illegal(str(exc)), status=422)
+    if not verdict.ok:
+        return entry_page(info, verdict=verdict, status=422)
+    status.answered(notice_id)
+    then = store.submit(match_id, notice.event)
+    said = f"Event #{chosen.index + 1} corrected: {chosen.now}, not {chosen.was}."
+    if then.ok:
+        flash(f"{said} Recorded #{notice.position + 1} {notice.event.type} as the camera saw it.", "ok")
+    else:
+        flash(f"{said} The camera's {notice.event.type} is still refused ({then.reason}); enter what "
+              "happened here.", "error")
+        return redirect(url_for("entry.page", match_id=match_id), code=303)
+    return redirect(url_for("scoreboard.board", match_id=match_id), code=303)

@@ -238,3 +238,14 @@ def test_SIT_T1_a_line_change_no_hand_was_seen_making_is_held_for_a_person():
     assert table.wait() == []
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "aim" and "no hand" in pending.why
+
+
+def test_SIT_T1_hands_passing_over_a_pile_whose_top_stays_the_same_count_as_one_card_laid():
+    """Rendered games: an arm on its way to the line passes over the pile now and then, and an
+    Aim laid on an Aim (the commonest cards) was counted as three cards laid and held for a
+    person, as if a turn had gone unseen."""
+    table = aimed()
+    for _ in range(3):
+        assert table.lay({PLAYED_ZONE: ["action-aim"]}, frames=4) == []  # the top looks the same
+    applied = table.lay({line_zone(5): ["duck-orange", "target"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("aim", 1, {"position": 5})]

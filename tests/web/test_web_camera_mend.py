@@ -1,0 +1,101 @@
+"""The camera's question about an earlier misread (web/camera.py): "the camera read blue-8 at
+event 12: was it ...?" with one button per card; one tap corrects that event in the store (the
+old one stays in the audit trail) and records the event the rules refused because of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from ducktable.device.runloop import CameraStatus
+from ducktable.device.store import MatchStore
+from ducktable.rules import make_game
+from ducktable.rules.core import Event
+from ducktable.rules.infer_base import MAX_MENDS_ASKED
+from ducktable.rules.misread import Mend, find_mends, relabel, same_suspect
+from ducktable.sim import table_video
+from ducktable.web import create_app
+from flask import Flask
+
+from .conftest import PIN, Phone
+
+
+@dataclass
+class Refused:
+    """What the camera reader keeps pending when the rules refuse what it sees."""
+
+    event: Event
+    why: str
+    mends: tuple[Mend, ...]
+
+
+@pytest.fixture
+def camera() -> CameraStatus:
+    return CameraStatus()
+
+
+@pytest.fixture
+def app(store: MatchStore, tmp_path: Path, camera: CameraStatus) -> Flask:
+    return create_app({
+        "TESTING": True, "STORE": store, "TABLE_PIN": PIN, "SECRET_KEY": "test-secret-" + "x" * 32,
+        "INSTANCE_PATH": str(tmp_path), "PIN_FILE": str(tmp_path / "table-pin"),
+        "PARTY_FILE": str(tmp_path / "party.json"), "LIVE_WAIT_S": 0.05, "CAMERA": camera,
+    })
+
+
+def misread_match(store: MatchStore) -> tuple[int, list[Event], Refused]:
+    """A DUCK match whose camera recorded event 12 (a blue 7 played) as a blue 8, up to the true
+    event the rules then refuse, with the camera's question about it."""
+    game = table_video.bot_game("duck", 0, 3)
+    g = make_game("duck", game.options)
+    truth = [replace(g.public_event(e), source="camera") for e in game.events]
+    info = store.create_match("duck", list(game.players), dict(game.options), observer=True)
+    for k, event in enumerate(truth[:13]):
+        assert store.submit(info.id, relabel(event, "blue-7", "blue-8") if k == 11 else event).ok
+    state = store.state(info.id)
+    verdict = state.check(truth[13])
+    assert not verdict.ok and "blue-8" in verdict.reason
+    mends = tuple(same_suspect(find_mends(state, truth[13], reason=verdict.reason))[:MAX_MENDS_ASKED])
+    return info.id, truth, Refused(truth[13], f"the rules refuse it: {verdict.reason}; {mends[0].question()}", mends)
+
+
+def test_the_question_offers_one_button_per_card_and_one_tap_mends_the_earlier_event(
+        unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
+    match_id, truth, refused = misread_match(store)
+    camera.report(match_id, 13, refused, None)
+    notice = camera.notice()
+    assert notice is not None and notice.mends == refused.mends
+    page = unlocked.get(f"/match/{match_id}").get_data(as_text=True)
+    assert "Event 12: the camera read <strong>blue-8</strong>" in page
+    choice = [m.now for m in refused.mends].index("blue-7")
+    assert f'action="/match/{match_id}/camera/{notice.id}/mend/{choice}"' in page
+    assert f'href="/match/{match_id}/events/11/correct"' in page  # another card: the correction form
+    view = unlocked.client.get(f"/match/{match_id}/view.json").get_json()
+    assert view["camera"]["notice"]["mends"][choice]["now"] == "blue-7"
+
+    response = unlocked.post(f"/match/{match_id}/camera/{notice.id}/mend/{choice}")
+    assert response.status_code == 303 and response.location.endswith(f"/match/{match_id}")
+    events = store.events(match_id)
+    assert [e.content_key() for e in events] == [e.content_key() for e in truth[:14]]
+    corrected = [a for a in store.audit(match_id) if a["action"] == "correct"]
+    assert len(corrected) == 1 and corrected[0]["index"] == 11
+    assert corrected[0]["previous"]["data"]["cards"] == ["blue-8"] and "blue-7" in corrected[0]["reason"]
+    assert camera.notice() is None
+
+
+def test_a_mend_needs_the_pin_and_a_card_offered_and_the_game_where_it_was_asked(
+        app: Flask, unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
+    match_id, truth, refused = misread_match(store)
+    camera.report(match_id, 13, refused, None)
+    notice = camera.notice()
+    assert notice is not None
+    locked = Phone(app.test_client())
+    locked.get(f"/match/{match_id}")
+    assert locked.post(f"/match/{match_id}/camera/{notice.id}/mend/0").status_code == 403
+    assert unlocked.post(f"/match/{match_id}/camera/{notice.id}/mend/{len(refused.mends)}").status_code == 404
+    assert store.undo(match_id) is not None  # the game is no longer where the camera asked
+    response = unlocked.post(f"/match/{match_id}/camera/{notice.id}/mend/0")
+    assert response.status_code == 409 and "moved on" in response.get_data(as_text=True)
+    assert store.events(match_id)[11].data["cards"] == ["blue-8"]  # nothing changed
+    assert not [a for a in store.audit(match_id) if a["action"] == "correct"]
