@@ -25,6 +25,7 @@ from ducktable.rules.registry import game_class, game_names
 from . import paths
 from .cli import UserError
 from .config import CameraConfig, Config, CueConfig, config_path, load_config
+from .enrolment import LayoutEnrolment
 from .store import MatchInfo, MatchStore, StoreError
 
 log = logging.getLogger("ducktable")
@@ -186,6 +187,7 @@ def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
         "PIN_FILE": str(data_dir / "table-pin"),
         "SECRET_KEY_FILE": str(data_dir / "secret-key"),
         "PARTY_FILE": str(data_dir / "party.json"),
+        "ENROLMENT": LayoutEnrolment(data_dir),
     }
 
 
