@@ -77,7 +77,8 @@ class Layout:
         return [face for face in self.faces if face is not None]
 
     def title(self, round_: int = 1) -> str:
-        return f"{decks.deck(self.game).title} layout {self.number} of {self.count}, round {round_}"
+        name = decks.deck(self.game).title if self.game in decks.DECKS else self.game
+        return f"{name} layout {self.number} of {self.count}, round {round_}"
 
 
 def check_round(round_: int) -> int:
@@ -110,11 +111,18 @@ def plan_layouts(game: str, rows: int = DEFAULT_GRID[0], cols: int = DEFAULT_GRI
                  ) -> list[Layout]:
     """The fewest layouts of ``rows`` x ``cols`` holding every face of ``game`` once, about
     equally full; the sides of one card at the same place of different layouts."""
+    return plan_faces(game, enrolable_faces(game), same_card_faces(game), rows, cols)
+
+
+def plan_faces(deck: str, faces: Sequence[str], sides: Sequence[tuple[str, ...]] = (),
+               rows: int = DEFAULT_GRID[0], cols: int = DEFAULT_GRID[1]) -> list[Layout]:
+    """:func:`plan_layouts` for any deck: its ``faces`` and the groups of faces printed on one
+    card (``sides``)."""
     if rows < 2 or cols < 2 or rows * cols > MAX_PLACES:
         raise LayoutPlanError(f"a {rows} x {cols} grid will not work: use 2 or more rows and "
                               f"columns, at most {MAX_PLACES} places (e.g. 3 x 5)")
-    faces = enrolable_faces(game)
-    sides = same_card_faces(game)
+    if not faces:
+        raise LayoutPlanError(f"deck {deck!r} has no faces to lay out")
     paired = [face for group in sides for face in group]
     order = paired + [face for face in faces if face not in paired]
     room = rows * cols - 1  # the last place stays empty
@@ -128,7 +136,7 @@ def plan_layouts(game: str, rows: int = DEFAULT_GRID[0], cols: int = DEFAULT_GRI
     for number, members in enumerate(placed, 1):
         grid: list[str | None] = [None] * (rows * cols)
         grid[:len(members)] = members
-        out.append(Layout(game, number, len(placed), rows, cols, tuple(grid)))
+        out.append(Layout(deck, number, len(placed), rows, cols, tuple(grid)))
     return out
 
 
