@@ -20,6 +20,8 @@ MAX_UPLOAD_BYTES = 16 * 1024 * 1024
 MAX_PIXELS = 50_000_000
 MAX_SIDE = 4000
 """Photos larger than this on their long side are shrunk first (a phone's 12 MP is 4000)."""
+MIN_SIDE = 240
+"""A layout photo smaller than this each way cannot show 14 cards well enough to enrol them."""
 PENDING_NAME = "enrol-pending"
 
 
@@ -187,6 +189,10 @@ def decode_photo(data: bytes) -> Any:
     if image.shape[0] * image.shape[1] > MAX_PIXELS:
         raise EnrolmentInputError("the picture has too many pixels: send a photo of at most "
                                   "50 megapixels")
+    if min(image.shape[:2]) < MIN_SIDE:
+        raise EnrolmentInputError(f"the photo is only {image.shape[1]} x {image.shape[0]} "
+                                  f"pixels: take a photo of the whole layout with the camera "
+                                  f"(at least {MIN_SIDE} pixels each way)")
     factor = MAX_SIDE / max(image.shape[:2])
     if factor < 1:
         image = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)

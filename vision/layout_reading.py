@@ -44,6 +44,8 @@ Found = tuple[np.ndarray, np.ndarray]
 CardSearch = Callable[[np.ndarray], list[Found]]
 
 OK, EMPTY, EXTRA, DOUBTFUL = "ok", "empty", "extra", "doubtful"
+MIN_PHOTO_SIDE = 64
+"""A picture smaller than this each way holds no card that can be read (nor searched)."""
 SIZE_RANGE = (0.45, 2.0)
 """A card's area over the median card's outside which it is not one of the laid cards."""
 
@@ -119,7 +121,8 @@ def read_layout(image: np.ndarray, layout: Layout, round_: int = 1, *,
     check_round(round_)
     start = time.perf_counter()
     labels = layout.labels(round_)
-    found = (search or detector_search())(image)
+    found = (search or detector_search())(image) if min(image.shape[:2]) >= MIN_PHOTO_SIDE \
+        else []
     if not found:
         places = [Place(i // layout.cols, i % layout.cols, label, EMPTY, None,
                         f"row {i // layout.cols + 1} place {i % layout.cols + 1} ({label}): no "

@@ -69,13 +69,14 @@ def test_an_unknown_game_or_layout_gets_a_message(phone: Phone) -> None:
 def test_a_photo_needs_the_pin(phone: Phone) -> None:
     response = upload(phone, "/enrol/grey/1/1", jpeg(1, 5))
     assert response.status_code == 403  # type: ignore[attr-defined]
-    assert phone.get("/enrol/grey/1/1/photo.jpg").status_code == 404
+    assert phone.client.get("/enrol/grey/1/1/photo.jpg").status_code == 404
 
 
 def test_bad_uploads_get_a_clear_message_never_a_500(phone: Phone) -> None:
     phone.unlock()
     cases = [(b"", "No photo was sent"), (b"not a picture at all", "not a photo that can be read"),
-             (jpeg(1, 5)[:2000], "not a photo that can be read")]
+             (jpeg(1, 5)[:2000], "not a photo that can be read"),
+             (cv2.imencode(".png", np.zeros((1, 1, 3), np.uint8))[1].tobytes(), "only 1 x 1 pixels")]
     for data, message in cases:
         response = upload(phone, "/enrol/grey/1/1", data, "x.jpg" if data else "")
         assert response.status_code == 200, message  # type: ignore[attr-defined]
@@ -92,7 +93,7 @@ def test_photos_read_shown_and_the_deck_stored(phone: Phone, tmp_path: Path) -> 
     phone.unlock()
     page = upload(phone, "/enrol/grey/1/1", jpeg(1, 5)).get_data(as_text=True)  # type: ignore[attr-defined]
     assert "All 9 cards read" in page and "Every card was read at its place" in page
-    picture = phone.get("/enrol/grey/1/1/photo.jpg")
+    picture = phone.client.get("/enrol/grey/1/1/photo.jpg")
     image = cv2.imdecode(np.frombuffer(picture.get_data(), np.uint8), cv2.IMREAD_COLOR)
     assert picture.mimetype == "image/jpeg" and image is not None
     layout = plan_layouts("grey")[0]
