@@ -87,6 +87,7 @@ def rendered(seeds: int, search: CardSearch, progress: Callable[[str], None]) ->
     tally = Tally()
     rng = np.random.default_rng(0)
     for seed in range(seeds):
+        progress(f"seed {seed}: rendering and reading DUCK's layouts")
         readings = []
         for layout in plan_layouts("duck"):
             for round_ in range(1, ROUNDS + 1):
@@ -97,6 +98,7 @@ def rendered(seeds: int, search: CardSearch, progress: Callable[[str], None]) ->
                 truth, centres = _truth_of_scene(layout, round_, scene.cards)
                 tally.add(reading, truth, centres)
                 readings.append(reading)
+        progress(f"seed {seed}: enrolling and checking (leave one out)")
         tally.retake += enroll_layouts(readings, None).retake
         progress(f"seed {seed}: {tally.right} of {tally.cards} cards right so far")
     return tally
@@ -220,10 +222,11 @@ def run(seeds: int, folder: Path | None, progress: Callable[[str], None]) -> str
     search = detector_search()
     start = time.perf_counter()
     lines = ["layout enrolment: grid photos read place by place"]
-    synthetic = rendered(seeds, search, progress)
-    lines.append(synthetic.line(f"rendered DUCK, {seeds} deck(s) of 3 layouts x 2 rounds"))
-    lines.append(f"    leave-one-out check: {len(synthetic.retake)} card(s) to retake"
-                 + (f" ({'; '.join(synthetic.retake[:3])})" if synthetic.retake else ""))
+    if seeds:
+        synthetic = rendered(seeds, search, progress)
+        lines.append(synthetic.line(f"rendered DUCK, {seeds} deck(s) of 3 layouts x 2 rounds"))
+        lines.append(f"    leave-one-out check: {len(synthetic.retake)} card(s) to retake"
+                     + (f" ({'; '.join(synthetic.retake[:3])})" if synthetic.retake else ""))
     if folder is not None:
         result = real(folder, CardFeatures.load(), search, progress)
         lines.append(result.tally.line(f"grids composed from the photos of {folder.name}"))

@@ -240,7 +240,8 @@ def _run_photos(args: argparse.Namespace) -> int:
 
 def _layouts_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=3,
-                   help="rendered DUCK decks laid out (3 layouts x 2 rounds each; default 3)")
+                   help="rendered DUCK decks laid out (3 layouts x 2 rounds each; default 3; "
+                        "0 with --photos: the real photos only)")
     p.add_argument("--photos", metavar="DIR",
                    help="also grids composed from real photos cut to the card (DIR/<label>/*.jpg, "
                         "2 or more per label)")
@@ -252,8 +253,8 @@ def _run_layouts(args: argparse.Namespace) -> int:
     from ducktable.bench import layouts
     from ducktable.vision.classify import ModelError
 
-    if args.seeds < 1:
-        raise UserError("--seeds must be at least 1")
+    if args.seeds < (0 if args.photos else 1):
+        raise UserError("--seeds must be at least 1 (or 0 with --photos)")
     folder = Path(args.photos) if args.photos else None
     if folder is not None and not folder.is_dir():
         raise UserError(f"{folder} is not a folder; give one sub-folder of photos per label")
