@@ -213,11 +213,12 @@ def enroll_layouts(readings: Sequence[LayoutReading], prototypes_dir: str | Path
     once = [label for label, got in crops.items() if len(got) == 1]
     if once:
         rounds = {r.round for r in readings}
-        missing = [n for n in range(1, ROUNDS + 1) if n not in rounds] or [ROUNDS]
+        missing = [n for n in range(1, ROUNDS + 1) if n not in rounds]
+        todo = (f"photograph their layouts in round {missing[0]} too" if missing else
+                "each was not read in one round: lay it again as listed and retake that photo")
         lines = [line for line in report.retake if line.split(":")[0] not in once]
         lines.append(f"{len(once)} card(s) photographed once ({', '.join(sorted(once)[:4])}"
-                     f"{', ...' if len(once) > 4 else ''}) cannot be checked: photograph their "
-                     f"layouts in round {missing[0]} too")
+                     f"{', ...' if len(once) > 4 else ''}) cannot be checked: {todo}")
         report = replace(report, retake=lines)
     return report
 
