@@ -295,6 +295,39 @@ def _run_party(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- layout enrolment (bench/layouts.py) ------------------------------------------------------
+
+
+def _layouts_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seeds", type=int, default=3,
+                   help="rendered DUCK decks laid out (3 layouts x 2 rounds each; default 3; "
+                        "0 with --photos: the real photos only)")
+    p.add_argument("--photos", metavar="DIR",
+                   help="also grids composed from real photos cut to the card (DIR/<label>/*.jpg, "
+                        "2 or more per label)")
+
+
+def _run_layouts(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ducktable.bench import layouts
+    from ducktable.vision.classify import ModelError
+
+    if args.seeds < (0 if args.photos else 1):
+        raise UserError("--seeds must be at least 1 (or 0 with --photos)")
+    folder = Path(args.photos) if args.photos else None
+    if folder is not None and not folder.is_dir():
+        raise UserError(f"{folder} is not a folder; give one sub-folder of photos per label")
+    try:
+        print(layouts.run(args.seeds, folder,
+                          lambda line: print(f"... {line}", file=sys.stderr, flush=True)))
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
 BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("vision", "card detection and classification: accuracy, speed, memory",
               _vision_options, _run_vision),
@@ -310,6 +343,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
               _photos_options, _run_photos, in_all=False),
     Benchmark("party", "a party across Pis on loopback: result delivery, a broker outage",
               _party_options, _run_party),
+    Benchmark("layouts", "layout enrolment: cards read at their grid place, ms per layout photo",
+              _layouts_options, _run_layouts),
 )
 
 

@@ -25,6 +25,7 @@ from ducktable.rules.registry import game_class, game_names
 from . import paths
 from .cli import UserError
 from .config import FILE_NAME, CameraConfig, Config, CueConfig, config_path, load_config
+from .enrolment import LayoutEnrolment
 from .store import MatchInfo, MatchStore, StoreError
 
 log = logging.getLogger("ducktable")
@@ -188,6 +189,7 @@ def web_settings(config: Config, data_dir: Path) -> dict[str, Any]:
         "PARTY_FILE": str(data_dir / "party.json"),
         "CONFIG_FILE": str(config.path or data_dir / FILE_NAME),
         "TABLE_NAME": config.table.name,
+        "ENROLMENT": LayoutEnrolment(data_dir),
     }
 
 

@@ -59,6 +59,32 @@ def register(subparsers: Any) -> None:
                         "to photograph again; nothing is stored")
     p.set_defaults(func=cmd_enroll)
 
+    p = subparsers.add_parser(
+        "layout-sheet", help="write where to lay each card of a game for layout enrolment")
+    p.add_argument("game", help="the game whose deck to lay out (duck, bruce, grey, ...)")
+    p.add_argument("out", help="file to write: .pdf (every layout and round, one page each) or "
+                               ".png (one file per page, OUT-L<layout>R<round>.png)")
+    _grid_options(p)
+    p.set_defaults(func=cmd_layout_sheet)
+
+    p = subparsers.add_parser(
+        "enroll-layout", help="enrol a game's deck from photos of its cards laid in grids")
+    p.add_argument("game", help="the game whose deck was laid out (duck, bruce, grey, ...)")
+    p.add_argument("photos", nargs="+", metavar="LAYOUT:ROUND=PHOTO",
+                   help="one photo per layout and round, e.g. 1:1=a.jpg 1:2=b.jpg 2:1=c.jpg")
+    _grid_options(p)
+    p.add_argument("--model", help="a card classifier .onnx (default: the shipped one)")
+    p.add_argument("--check", action="store_true",
+                   help="only read and check the photos; nothing is stored")
+    p.add_argument("--annotated", metavar="FOLDER",
+                   help="write each photo with its cards outlined and named into FOLDER")
+    p.set_defaults(func=cmd_enroll_layout)
+
+
+def _grid_options(p: Any) -> None:
+    p.add_argument("--rows", type=int, default=3, help="rows of the grid (default 3)")
+    p.add_argument("--cols", type=int, default=5, help="columns of the grid (default 5)")
+
 
 # ---- identify ---------------------------------------------------------------------------------
 
@@ -241,6 +267,102 @@ def _enroll_from_camera(args: argparse.Namespace) -> int:
     print(f"enrolled deck {deck!r} ({len(labels)} cards, {args.shots} shot(s) each) "
           f"into {deck_dir}")
     return 0
+
+
+# ---- layout enrolment ---------------------------------------------------------------------------
+
+
+def cmd_layout_sheet(args: argparse.Namespace) -> int:
+    from ducktable.vision.layout_plan import (
+        LayoutPlanError,
+        pages_pdf,
+        plan_layouts,
+        sheet_page,
+    )
+
+    out = Path(args.out)
+    try:
+        plan = plan_layouts(args.game, args.rows, args.cols)
+    except LayoutPlanError as exc:
+        raise UserError(str(exc)) from None
+    pages = {(layout.number, round_): sheet_page(layout, round_)
+             for layout in plan for round_ in (1, 2)}
+    try:
+        if out.suffix.lower() == ".pdf":
+            out.write_bytes(pages_pdf(list(pages.values())))
+            written = [out]
+        elif out.suffix.lower() == ".png":
+            written = [out.with_name(f"{out.stem}-L{n}R{r}.png") for n, r in pages]
+            for path, page in zip(written, pages.values(), strict=True):
+                write_image(path, page)
+        else:
+            raise UserError(f"{out} must end in .pdf or .png")
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+    for layout in plan:
+        print(f"layout {layout.number}: {', '.join(layout.cards)}")
+    print(f"wrote {', '.join(map(str, written))}: {len(plan)} layout(s) of {args.rows} x "
+          f"{args.cols}, each laid twice (round 2: each row's cards in the reverse order); "
+          "photograph each with `ducktable enroll-layout`")
+    return 0
+
+
+def cmd_enroll_layout(args: argparse.Namespace) -> int:
+    from ducktable.vision import layout_reading
+    from ducktable.vision.enroll import EnrolmentError
+    from ducktable.vision.layout_plan import LayoutPlanError, check_round, plan_layouts
+
+    try:
+        plan = plan_layouts(args.game, args.rows, args.cols)
+        wanted = [_layout_photo(item, len(plan)) for item in args.photos]
+        for _, round_, _ in wanted:
+            check_round(round_)
+    except LayoutPlanError as exc:
+        raise UserError(str(exc)) from None
+    images = [(number, round_, path, read_image(path)) for number, round_, path in wanted]
+    search = layout_reading.detector_search()
+    readings = []
+    for number, round_, path, image in images:
+        reading = layout_reading.read_layout(image, plan[number - 1], round_, search=search)
+        readings.append(reading)
+        print(f"layout {number} round {round_} ({path}): {reading.named} of "
+              f"{len(plan[number - 1].cards)} cards read in {reading.ms:.0f} ms")
+        if args.annotated:
+            folder = Path(args.annotated)
+            folder.mkdir(parents=True, exist_ok=True)
+            write_image(folder / f"layout{number}-round{round_}.jpg",
+                        layout_reading.annotate(image, reading))
+    target = None if args.check else paths.enrolled_decks_dir(args.data_dir)
+    classifier = None if args.check else load_classifier(args.model, None)
+    try:
+        report = layout_reading.enroll_layouts(readings, target, classifier=classifier)
+    except EnrolmentError as exc:
+        raise UserError(str(exc)) from None
+    for problem in report.problems:
+        print(f"lay again: {problem.message}")
+    if report.deck_dir is None:
+        print(f"checked {len(report.labels)} cards of {report.deck!r}; nothing was stored")
+    else:
+        print(f"enrolled {len(report.labels)} cards of {report.deck!r} into {report.deck_dir}")
+    if report.not_enrolled:
+        print(f"not photographed yet: {', '.join(report.not_enrolled)}")
+    for line in report.retake:
+        print(f"retake {line}")
+    if not report.retake:
+        print("check: every photo was named right from the others")
+    return 0
+
+
+def _layout_photo(item: str, layouts: int) -> tuple[int, int, Path]:
+    """``LAYOUT:ROUND=PHOTO`` (or ``LAYOUT=PHOTO``, round 1) as numbers and a path."""
+    where, sep, photo = item.partition("=")
+    number, _, round_ = where.partition(":")
+    if not sep or not photo or not number.isdigit() or (round_ and not round_.isdigit()):
+        raise UserError(f"{item!r}: give each photo as LAYOUT:ROUND=PHOTO, e.g. 1:1=layout1.jpg")
+    if not 1 <= int(number) <= layouts:
+        raise UserError(f"{item!r}: layout {number} does not exist; this plan has layouts 1 to "
+                        f"{layouts}")
+    return int(number), int(round_ or 1), Path(photo)
 
 
 def _images(source: Any) -> Iterator[np.ndarray]:

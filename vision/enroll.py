@@ -243,18 +243,29 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path | None, *,
     """
     root = Path(photos_dir)
     deck, crops, problems = _photographed(root, deck, find or photo_crops, min_sharpness)
-    usable = {label: got for label, got in crops.items() if got}
+    return enroll_photos(deck, crops, problems, prototypes_dir, classifier=classifier, seed=seed,
+                         source=str(root))
+
+
+def enroll_photos(deck: str, crops: Mapping[str, Sequence[np.ndarray]],
+                  problems: Sequence[PhotoProblem], prototypes_dir: str | Path | None, *,
+                  classifier: CardClassifier | None = None, seed: int = 0, source: str = ""
+                  ) -> EnrolmentReport:
+    """Store (unless ``prototypes_dir`` is None) and check the cards cut from the photos, per
+    label: what :func:`enroll_folder` and layout enrolment
+    (:func:`ducktable.vision.layout_reading.enroll_layouts`) both end in."""
+    usable = {label: list(got) for label, got in crops.items() if len(got)}
     if not usable:
         details = "; ".join(p.message for p in problems) or "the folders are empty"
-        raise EnrolmentError(f"no usable photo in {root}: {details}")
+        raise EnrolmentError(f"no usable photo in {source or deck}: {details}")
     views = enrolment_views(CardFeatures.load(), usable)
     deck_dir = None
     if prototypes_dir is not None:
         deck_dir = enroll_crops(usable, prototypes_dir, deck, classifier or CardClassifier.load(),
-                                seed=seed, extra_info={"source": str(root)}, views=views)
+                                seed=seed, extra_info={"source": source}, views=views)
     known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
              else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
-    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, problems,
+    return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, list(problems),
                            [label for label in (known or list(crops)) if label not in usable],
                            check_views(views))
 

@@ -20,6 +20,8 @@ Configuration keys (all optional; the run loop passes the real ones):
 ``CUES``          an object with ``snapshot() -> dict`` for the virtual LEDs
 ``PARTY_FILE``    where Grey Duck's multiple-tables party is kept (JSON)
 ``STOP_EVENT``    a ``threading.Event`` set at shutdown, ending live streams
+``ENROLMENT``     what reads layout photos and stores enrolled decks (device/enrolment.py
+                  LayoutEnrolment; None: the enrolment page says where to enrol)
 ``CAMERA``        the camera's status (device/runloop.py CameraStatus): its problem and the
                   event it asks the phones to confirm or reject (None: no camera)
 """
@@ -89,6 +91,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     for module in (scoreboard, setup, entry, dispute, history, party, join, auth, camera):
         app.register_blueprint(module.bp)
     settings.init_app(app)
+    from . import enrol
+
+    app.register_blueprint(enrol.bp)
     return app
 
 
