@@ -60,6 +60,8 @@ class TableApp:
         self.stop = app.config["STOP_EVENT"]
         self.keepalive_s = float(app.config["LIVE_KEEPALIVE_S"])
         self.max_body = int(app.config.get("MAX_CONTENT_LENGTH") or 1 << 20)
+        self.upload_limits: dict[str, int] = dict(app.config.get("UPLOAD_LIMITS") or {})
+        """Larger bodies allowed under some paths (a photo upload); the view checks its own."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wakers: dict[int, set[asyncio.Event]] = {}
         self.hub.add_listener(self._published)
@@ -159,6 +161,8 @@ class TableApp:
         chunks: list[bytes] = []
         size = 0
         more = True
+        limit = max([self.max_body] + [most for prefix, most in self.upload_limits.items()
+                                       if scope["path"].startswith(prefix)])
         try:
             async with asyncio.timeout(BODY_TIMEOUT_S):
                 while more:
@@ -167,7 +171,7 @@ class TableApp:
                         return None
                     chunk = message.get("body", b"")
                     size += len(chunk)
-                    if size > self.max_body:
+                    if size > limit:
                         await _plain(send, 413, "The request is too large; send a smaller one.")
                         return None
                     chunks.append(chunk)

@@ -41,6 +41,7 @@ def _allow_photos(state: Any) -> None:
     check, which reads the form (and so the upload), hence first among the app's hooks."""
     app: Flask = state.app
     app.before_request_funcs.setdefault(None, []).insert(0, _photo_limit)
+    app.config.setdefault("UPLOAD_LIMITS", {})["/enrol"] = MAX_PHOTO_BYTES  # for web/asgi.py
 
 
 def _photo_limit() -> None:
