@@ -12,13 +12,13 @@ recalibrate instead of getting wrong zones.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from . import pdf_pages
 from .layout import MARKER_IDS, LayoutError, TableLayout
 
 ARUCO_DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -74,31 +74,7 @@ def marker_sheet_png(marker_mm: float = 50.0, ids: Sequence[int] = MARKER_IDS,
 
 def marker_sheet_pdf(marker_mm: float = 50.0, ids: Sequence[int] = MARKER_IDS) -> bytes:
     """The same sheet as a one-page A4 PDF (a lossless grey image), printable at true size."""
-    page = marker_sheet_png(marker_mm, ids)
-    h, w = page.shape
-    data = zlib.compress(page.tobytes(), 9)
-    pt_w, pt_h = (v / 25.4 * 72 for v in A4_MM)
-    content = f"q {pt_w:.2f} 0 0 {pt_h:.2f} 0 0 cm /Im0 Do Q".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pt_w:.2f} {pt_h:.2f}] "
-         "/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>").encode(),
-        (f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceGray "
-         f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(data)} >>\nstream\n").encode()
-        + data + b"\nendstream",
-        f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
+    return pdf_pages.pages_pdf([marker_sheet_png(marker_mm, ids)], A4_MM)
 
 
 # ---- finding markers and fitting the homography -----------------------------------------------
