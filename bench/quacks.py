@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ducktable.rules.core import Event
+from ducktable.rules.core import Event, simulate
 from ducktable.rules.grey_quacks import entries_needed
 from ducktable.rules.registry import make_bot, make_game
 
@@ -32,14 +32,6 @@ def count_match(seed: int, players: int = 4, bot: str = "greedy") -> QuackCount:
     rng = random.Random(seed)
     bots = [make_bot("grey", bot, random.Random(seed * 10 + i)) for i in range(players)]
     log: list[Event] = []
-    while not state.is_over():
-        if state.needs_chance():
-            event = state.chance_event(rng)
-        else:
-            seat = state.to_move()
-            assert seat is not None
-            event = bots[seat].choose(state, seat)
-        state.apply_or_raise(event)
-        log.append(event)
+    simulate(state, bots, rng, on_event=lambda _, event: log.append(event))
     quacks, to_enter = entries_needed(game.new_state(list(NAMES[:players]), observer=False), log)
     return QuackCount(seed, len(log), quacks, to_enter)
