@@ -297,15 +297,29 @@ class MatchStore:
                 conn.close()
                 last = exc
                 continue
-            if version != SCHEMA_VERSION:
+            if version > SCHEMA_VERSION:
                 conn.close()
-                raise StoreError(f"{why}; the database (schema {version}) cannot be read "
-                                 f"without being upgraded to schema {SCHEMA_VERSION}")
+                raise StoreError(f"{why}; the database (schema {version}) was written by a "
+                                 "newer ducktable; upgrade ducktable")
+            if version < SCHEMA_VERSION:
+                conn = self._upgraded_in_memory(conn)
             self.read_only = why.replace("; nothing was recorded", "") + (
                 "; only reading works until then (show, export, backup, the scoreboard)")
             self.journal_mode = "read-only"
             return conn
         raise StoreError(_unopenable(self.path, last)) from None
+
+    def _upgraded_in_memory(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        """An older database that cannot be written, copied into memory and upgraded there, so
+        that it can still be shown, exported and backed up (the file itself is untouched and is
+        upgraded once it can be written again)."""
+        memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            conn.backup(memory)
+        finally:
+            conn.close()
+        self._migrate(memory)
+        return memory
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]

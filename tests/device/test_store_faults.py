@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ducktable.device.store import MatchStore, NoSuchMatch, StoreError, parse_match_log
+from ducktable.device.store import MIGRATIONS, MatchStore, NoSuchMatch, StoreError, parse_match_log
 
 from tests.device.test_store import add, deal, register_tally
 
@@ -256,3 +256,36 @@ def test_a_read_only_mount_is_named_not_called_a_permission_problem(
     with MatchStore(db) as s:
         assert "read-only" in s.read_only and "chmod" not in s.read_only
         assert len(s.events(1)) == 2
+
+
+def test_an_older_database_on_a_full_card_is_still_shown_exported_and_backed_up(
+        db: Path, tmp_path: Path) -> None:
+    """Reading an older schema means upgrading it; on a card that takes no writes the upgrade
+    happens in memory and the file stays as it was."""
+    with MatchStore(db) as s:
+        events = s.events(1)
+    raw = sqlite3.connect(db)  # the same match, in a schema-1 file
+    raw.executescript("DROP TABLE matches; DROP TABLE events; DROP TABLE audit;"
+                      " DROP TABLE entry_keys;")
+    MIGRATIONS[0](raw)
+    raw.execute("INSERT INTO matches (game, options, players, observer, created, seq) VALUES"
+                " ('tally', '{}', '[\"a\", \"b\"]', 0, '2026-01-01', 2)")
+    raw.executemany("INSERT INTO events VALUES (1, ?, ?)", [(i, e.dumps()) for i, e in enumerate(events)])
+    raw.execute("PRAGMA user_version=1")
+    raw.commit()
+    raw.close()
+    Faulty.fail = FULL
+    with MatchStore(db) as s:
+        assert "is full" in s.read_only
+        assert [m.event_count for m in s.list_matches()] == [2]
+        assert s.events(1) == events
+        assert len(parse_match_log(s.export_jsonl(1)).events) == 2
+        with pytest.raises(StoreError, match="is full"):
+            s.submit(1, add(1))
+        copy = s.backup(tmp_path / "copy.sqlite3")
+    check = sqlite3.connect(db)
+    assert check.execute("PRAGMA user_version").fetchone()[0] == 1  # the file untouched
+    check.close()
+    Faulty.fail = None
+    with MatchStore(copy) as s:
+        assert s.events(1) == events
