@@ -64,14 +64,6 @@ def option_kind(spec: OptionSpec) -> str:
     return "str"
 
 
-def option_text(spec: OptionSpec) -> str:
-    """The default as the page shows it in the option's box: a mapping as JSON (what
-    :func:`parse_options` reads back), anything else as itself."""
-    if isinstance(spec.default, dict):
-        return json.dumps(spec.default)
-    return str(spec.default)
-
-
 @bp.get("/setup")
 def new_match() -> Any:
     """The setup page, filled in like the table's last match (the same family plays again)
@@ -114,7 +106,8 @@ def setup_form(info: MatchInfo) -> dict[str, str]:
             if value:
                 form[key] = "on"
         elif isinstance(value, dict):
-            form[key] = json.dumps(value)
+            for part, count in value.items():
+                form[f"{key}.{part}"] = str(count)
         else:
             form[key] = str(value)
     return form
@@ -213,7 +206,6 @@ def _page(selected: str, form: Mapping[str, str], problem: str | None) -> str:
         problem=problem,
         max_seats=max_seats,
         option_kind=option_kind,
-        option_text=option_text,
         pin_digits=table_pin().digits,
         seat_choices=seat_choices,
         seat_options=SEAT_OPTIONS,
@@ -264,6 +256,26 @@ def _mapping(raw: str, label: str, spec: OptionSpec) -> dict[str, Any]:
     return value
 
 
+def _mapping_fields(form: Mapping[str, str], key: str, label: str, spec: OptionSpec
+                    ) -> dict[str, int]:
+    """A mapping option as the page shows it: one number box per name (``KEY.NAME``); a box
+    left empty counts 0, names the page did not offer are refused by the engine."""
+    value: dict[str, int] = {}
+    for field, raw in form.items():
+        if not field.startswith(f"{key}."):
+            continue
+        part = field.removeprefix(f"{key}.")
+        text = (raw or "").strip()
+        if not text:
+            value[part] = 0
+            continue
+        if not text.isdigit() or len(text) > 3:
+            raise SetupError(f"Option '{label}': '{part.replace('_', ' ')}' must be a whole "
+                             f"number from 0 to 999, not {text[:20]!r}.")
+        value[part] = int(text)
+    return value
+
+
 def _seat_order(key: str) -> int:
     try:
         return int(key.removeprefix("player_"))
@@ -278,6 +290,9 @@ def parse_options(cls: type[Game], form: Mapping[str, str]) -> dict[str, Any]:
         raw = (form.get(key) or "").strip()
         kind = option_kind(spec)
         label = spec.name.replace("_", " ")
+        if kind == "mapping" and not raw and any(k.startswith(f"{key}.") for k in form):
+            options[spec.name] = _mapping_fields(form, key, label, spec)
+            continue
         if kind == "bool":
             options[spec.name] = raw in ("on", "true", "1", "yes")
             continue

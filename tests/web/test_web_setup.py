@@ -127,6 +127,29 @@ def test_every_game_starts_with_the_options_the_page_shows(unlocked: Phone, stor
     assert cls.resolve_options(info.options) == cls.resolve_options({})
 
 
+def test_a_mapping_option_is_a_number_box_per_name_not_json(unlocked: Phone,
+                                                            store: MatchStore) -> None:
+    page = unlocked.get("/setup?game=sitting").get_data(as_text=True)
+    assert "<textarea" not in page
+    default = game_class("sitting").resolve_options({})["action_mix"]
+    for part in default:
+        assert f'name="opt.sitting.action_mix.{part}"' in page
+    names = {f"player_{i}": f"P{i}" for i in range(3)}
+    boxes = {f"opt.sitting.action_mix.{part}": str(n) for part, n in default.items()}
+    response = unlocked.post("/setup", {"game": "sitting", **names,
+                                        **boxes, "opt.sitting.action_mix.aim": "11"})
+    assert response.status_code == 303
+    assert store.list_matches()[0].options["action_mix"] == dict(default, aim=11)
+    again = unlocked.get(f"/setup?from={store.list_matches()[0].id}").get_data(as_text=True)
+    assert 'name="opt.sitting.action_mix.aim" value="11"' in again
+    for bad in ("-1", "ten", "1" * 50):
+        response = unlocked.post("/setup", {"game": "sitting", **names, **boxes,
+                                            "opt.sitting.action_mix.aim": bad})
+        assert response.status_code == 400
+        assert "must be a whole number" in response.get_data(as_text=True)
+    assert len(store.list_matches()) == 1
+
+
 def test_a_mapping_option_is_read_as_json_and_a_bad_one_explained(unlocked: Phone,
                                                                    store: MatchStore) -> None:
     unlocked.get("/setup")
