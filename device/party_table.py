@@ -346,7 +346,7 @@ class PartyTable:
         self.start()
         try:
             while not stop.wait(self.step()):
-                pass
+                continue  # step() says how long to wait before the next one
         finally:
             self.stop()
 
