@@ -216,6 +216,7 @@ class MatchStore:
         self._local = threading.local()  # the entry key of this thread's writes, if any
         self._totals: tuple[Any, list[tuple[str, str, int, int, int, int]]] | None = None
         self.journal_mode = ""
+        self._summaries_in_memory = False  # a schema-1 file read through store_index.read_schema_1
         self.read_only = ""
         """Why the database could only be opened for reading (a full, read-only or failing
         card); "" when it is writable. Reading works either way; writes are refused with it."""
@@ -297,10 +298,22 @@ class MatchStore:
                 conn.close()
                 last = exc
                 continue
-            if version != SCHEMA_VERSION:
+            if version > SCHEMA_VERSION:
+                conn.close()
+                raise StoreError(f"{why}; besides, the database was written by a newer "
+                                 f"ducktable (schema {version}); upgrade ducktable")
+            if version != SCHEMA_VERSION and version != 1:
                 conn.close()
                 raise StoreError(f"{why}; the database (schema {version}) cannot be read "
                                  f"without being upgraded to schema {SCHEMA_VERSION}")
+            if version == 1:  # read as it is; upgraded when the card can be written again
+                try:
+                    store_index.read_schema_1(conn)
+                except sqlite3.Error as exc:
+                    conn.close()
+                    last = exc
+                    continue
+                self._summaries_in_memory = True
             self.read_only = why.replace("; nothing was recorded", "") + (
                 "; only reading works until then (show, export, backup, the scoreboard)")
             self.journal_mode = "read-only"
@@ -620,6 +633,8 @@ class MatchStore:
         if self.read_only:
             with self._read() as conn:
                 state = self._cached_state(conn, info.id)
+                if self._summaries_in_memory:
+                    store_index.keep_summary(conn, info.id, state)
         else:
             with self._write() as conn:
                 state = self._cached_state(conn, info.id)
