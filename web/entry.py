@@ -97,6 +97,14 @@ def picker(info: MatchInfo, state: State) -> list[str]:
     return forms.picker_cards(state.game, state, deck.labels if deck else ())
 
 
+def with_cards(form: forms.EventForm, state: State) -> forms.EventForm:
+    """``form`` with its own card picker: only the cards its fields could still name."""
+    deck = DECKS.get(state.game.name)
+    if form.uses_cards:
+        form.cards = forms.form_cards(form, state, deck.labels if deck else ())
+    return form
+
+
 def due_events(state: State) -> list[Event]:
     """What the match waits for, as far as the engine can say: the chance event due (a deal,
     a draw: with the seat it is for), else the legal events of the seat to move. Empty when
@@ -132,6 +140,7 @@ def due_forms(state: State, specs: list[EventSpec]) -> list[forms.EventForm]:
         form = forms.build_form(spec, state, sample=sample, due=due)
         if sample is not None and sample.seat is not None and not form.seat_value:
             form.seat_value = str(sample.seat)
+        with_cards(form, state)
         out.append(form)
     return out
 
@@ -309,7 +318,7 @@ def correct(match_id: int, index: int) -> Any:
                 verdict = replace(verdict, reason=counted_from_one(verdict.reason))
                 status = 422
     prefill = original if original is not None and etype == original.type else None
-    form = forms.build_form(spec, state, prefill, due=due_events(state))
+    form = with_cards(forms.build_form(spec, state, prefill, due=due_events(state)), state)
     if request.method == "POST":
         form = refill(form, request.form)
     return (
