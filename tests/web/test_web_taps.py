@@ -222,6 +222,29 @@ def test_a_later_players_play_records_the_quacks_before_it(unlocked: Phone,
     assert "first Cat, Dan quacked" in page
 
 
+def test_one_undo_removes_the_play_and_the_quacks_it_recorded(unlocked: Phone,
+                                                              store: MatchStore) -> None:
+    """The entry that recorded Dan's and Ann's Quacks with Ben's play is undone as a whole;
+    a Quack tapped by itself before it stays, and the next undo takes the entry before."""
+    match, _names = grey_after_first_play(store)
+    assert unlocked.post(f"/match/{match}/events",
+                         {"_type": "quack", "_seat": "2"}).status_code == 303  # tapped: Cat
+    before = store.events(match)
+    response = unlocked.post(f"/match/{match}/events",  # Ben's play: Dan and Ann quacked
+                             {"_type": "play", "_seat": "1", "cards": "yellow-7"})
+    assert response.status_code == 303
+    assert [(e.type, e.seat) for e in store.events(match)[len(before):]] == [
+        ("quack", 3), ("quack", 0), ("play", 1)]
+    assert unlocked.post(f"/match/{match}/undo").status_code == 303
+    assert store.events(match) == before
+    page = unlocked.get(f"/match/{match}/entry").get_data(as_text=True)
+    assert "the last entry (Play cards, with the 2 Quacks the turn order implied" in page
+    undone = [row for row in store.audit(match) if row["action"] == "undo"]
+    assert len(undone) == 3  # each removed event is in the audit trail
+    assert unlocked.post(f"/match/{match}/undo").status_code == 303  # Cat's tapped Quack alone
+    assert [(e.type, e.seat) for e in store.events(match)] == [("deal", 0), ("play", 1)]
+
+
 def test_the_quack_button_is_one_tap_for_the_player_to_move(unlocked: Phone,
                                                              store: MatchStore) -> None:
     match, _names = grey_after_first_play(store)
