@@ -42,6 +42,8 @@ def register(sub: Any) -> None:
     run.add_argument("--port", type=_port, help="port to serve on (default 8000)")
     run.add_argument("--no-camera", action="store_true",
                      help="no camera: phones enter the events by hand")
+    run.add_argument("--no-mdns", action="store_true",
+                     help="do not announce the scoreboard as ducktable.local on the LAN")
     _data_dir_option(run)
     run.set_defaults(func=cmd_run)
 
@@ -61,6 +63,9 @@ def register(sub: Any) -> None:
     demo.add_argument("--no-browser-needed", action="store_true",
                       help="also print every event and the scores in this terminal")
     demo.add_argument("--config", help="settings file (only its [cues] and [table] are used)")
+    demo.add_argument("--announce", action="store_true",
+                      help="announce the scoreboard as ducktable.local by mDNS (on this machine "
+                      "only while --host is 127.0.0.1)")
     _data_dir_option(demo, "(default: a temporary folder, removed at the end)")
     demo.set_defaults(func=cmd_demo)
 
@@ -203,11 +208,39 @@ def open_store(data_dir: Path) -> MatchStore:
     return store
 
 
-def start_appliance(appliance: Any, banner: Callable[[], None]) -> int:
+def start_appliance(appliance: Any, banner: Callable[[], None], announce: bool = False,
+                    host: str = "") -> int:
+    """Run until stopped; with ``announce``, the scoreboard answers as ducktable.local (or
+    ducktable-2.local, ...) meanwhile, and that is the address the pages and the banner give."""
+    announcer = None
+    if announce:
+        from .runloop import lan_address
+        from .table_mdns import announce as announce_table
+
+        address = lan_address() if host in ("0.0.0.0", "::", "") else host
+        announcer = announce_table(appliance.server.port, address)
+        if announcer is not None:
+            appliance.lan_url, appliance.url = appliance.url, announcer.url
+            appliance.app.config.update(PUBLIC_URL=announcer.url, LAN_URL=appliance.lan_url)
     try:
         return int(appliance.run_until_signal(on_started=banner))
     except OSError as exc:
         raise UserError(str(exc)) from None
+    finally:
+        if announcer is not None:
+            announcer.close()
+
+
+def run_announces(host: str, no_mdns: bool, public_url: str) -> bool:
+    """Whether ``run`` announces its scoreboard by mDNS: unless asked not to, or an address is
+    set in the settings, or it serves this machine only (127.x: no phone could open it)."""
+    return not no_mdns and not public_url and not host.startswith("127.")
+
+
+def addresses(appliance: Any) -> str:
+    """The scoreboard's address for the banner, with the IP one beside a ducktable.local."""
+    lan = getattr(appliance, "lan_url", "")
+    return f"{appliance.url}  (or {lan})" if lan and lan != appliance.url else str(appliance.url)
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,10 +282,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
 
     def banner() -> None:
-        print(f"ducktable: scoreboard on {appliance.url}  (table PIN {appliance.pin})",
+        print(f"ducktable: scoreboard on {addresses(appliance)}  (table PIN {appliance.pin})",
               flush=True)
 
-    return start_appliance(appliance, banner)
+    return start_appliance(appliance, banner, host=host, announce=run_announces(
+        host, args.no_mdns, config.server.public_url))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -287,12 +321,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     def banner() -> None:
         print(
             f"ducktable demo: {len(players)} bots play {title}, one event every {args.pace:g} s\n"
-            f"  scoreboard: {appliance.url}   table PIN: {appliance.pin}   (Ctrl+C stops)",
+            f"  scoreboard: {addresses(appliance)}   table PIN: {appliance.pin}   (Ctrl+C stops)",
             flush=True,
         )
 
     try:
-        return start_appliance(appliance, banner)
+        return start_appliance(appliance, banner, announce=args.announce, host=args.host)
     finally:
         if temporary is not None:
             temporary.cleanup()

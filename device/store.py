@@ -216,6 +216,7 @@ class MatchStore:
         self._local = threading.local()  # the entry key of this thread's writes, if any
         self._totals: tuple[Any, list[tuple[str, str, int, int, int, int]]] | None = None
         self.journal_mode = ""
+        self._summaries_in_memory = False  # a schema-1 file read through store_index.read_schema_1
         self.read_only = ""
         """Why the database could only be opened for reading (a full, read-only or failing
         card); "" when it is writable. Reading works either way; writes are refused with it."""
@@ -299,27 +300,25 @@ class MatchStore:
                 continue
             if version > SCHEMA_VERSION:
                 conn.close()
-                raise StoreError(f"{why}; the database (schema {version}) was written by a "
-                                 "newer ducktable; upgrade ducktable")
-            if version < SCHEMA_VERSION:
-                conn = self._upgraded_in_memory(conn)
+                raise StoreError(f"{why}; besides, the database was written by a newer "
+                                 f"ducktable (schema {version}); upgrade ducktable")
+            if version != SCHEMA_VERSION and version != 1:
+                conn.close()
+                raise StoreError(f"{why}; the database (schema {version}) cannot be read "
+                                 f"without being upgraded to schema {SCHEMA_VERSION}")
+            if version == 1:  # read as it is; upgraded when the card can be written again
+                try:
+                    store_index.read_schema_1(conn)
+                except sqlite3.Error as exc:
+                    conn.close()
+                    last = exc
+                    continue
+                self._summaries_in_memory = True
             self.read_only = why.replace("; nothing was recorded", "") + (
                 "; only reading works until then (show, export, backup, the scoreboard)")
             self.journal_mode = "read-only"
             return conn
         raise StoreError(_unopenable(self.path, last)) from None
-
-    def _upgraded_in_memory(self, conn: sqlite3.Connection) -> sqlite3.Connection:
-        """An older database that cannot be written, copied into memory and upgraded there, so
-        that it can still be shown, exported and backed up (the file itself is untouched and is
-        upgraded once it can be written again)."""
-        memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        try:
-            conn.backup(memory)
-        finally:
-            conn.close()
-        self._migrate(memory)
-        return memory
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -634,6 +633,8 @@ class MatchStore:
         if self.read_only:
             with self._read() as conn:
                 state = self._cached_state(conn, info.id)
+                if self._summaries_in_memory:
+                    store_index.keep_summary(conn, info.id, state)
         else:
             with self._write() as conn:
                 state = self._cached_state(conn, info.id)
@@ -814,34 +815,52 @@ class MatchStore:
         Works even when the log no longer replays, so a damaged last event can be removed
         (None is returned for an event too damaged to read; the audit keeps its text).
         """
+        removed = self.undo_last(match_id, 1, reason)
+        return removed[0] if removed else None
+
+    def undo_last(self, match_id: int, count: int, reason: str = "",
+                  seq: int | None = None) -> list[Event | None]:
+        """Remove the last ``count`` events in one transaction (one entry that recorded
+        several, e.g. a play and the Quacks it implied), each recorded in the audit trail;
+        all or none. ``seq``: the match's change counter the caller saw; when the match
+        changed since, StoreError and nothing is removed. Returns the removed events, oldest
+        first (None for one too damaged to read); [] when the log is empty."""
         match_id = _match_id(match_id)
         with self._write() as conn:
-            self._seq(conn, match_id)
-            row = conn.execute(
-                "SELECT idx, body FROM events WHERE match_id = ? ORDER BY idx DESC LIMIT 1",
-                (match_id,),
-            ).fetchone()
-            if row is None:
-                return None
-            index, body = row
+            now = self._seq(conn, match_id)
+            if seq is not None and now != seq:
+                raise StoreError(f"match {match_id} changed meanwhile (another phone or the "
+                                 "camera recorded something); look at it again; nothing was undone")
+            rows = conn.execute(
+                "SELECT idx, body FROM events WHERE match_id = ? ORDER BY idx DESC LIMIT ?",
+                (match_id, max(1, count)),
+            ).fetchall()
+            if not rows:
+                return []
+            last = {int(i) for i, _ in rows}
             damaged = [(i, why) for i, event, why in self._load_rows(conn, match_id)
-                       if event is None and i != index]
+                       if event is None and i not in last]
             if damaged:
                 first, why = damaged[0]
                 raise StoreError(
                     f"{_damaged_row(match_id, first, why, undo=False)}; undo would remove "
-                    f"event #{index}, which is not damaged, so nothing was undone"
+                    f"event #{rows[0][0]}, which is not damaged, so nothing was undone"
                 )
-            conn.execute("DELETE FROM events WHERE match_id = ? AND idx = ?", (match_id, index))
-            state = self._replay_rows(conn, match_id)
-            seq = self._bump(conn, match_id, state)
-            self._audit(conn, match_id, seq, "undo", index, None, body, reason)
+            for index, body in rows:
+                conn.execute("DELETE FROM events WHERE match_id = ? AND idx = ?",
+                             (match_id, index))
+                state = self._replay_rows(conn, match_id)
+                new_seq = self._bump(conn, match_id, state)
+                self._audit(conn, match_id, new_seq, "undo", index, None, body, reason)
             if state is not None:
-                self._pending[match_id] = (seq, state)
-        try:
-            return Event.from_json(body)
-        except BadEvent:
-            return None
+                self._pending[match_id] = (new_seq, state)
+        removed: list[Event | None] = []
+        for _, body in reversed(rows):
+            try:
+                removed.append(Event.from_json(body))
+            except BadEvent:
+                removed.append(None)
+        return removed
 
     def _replay_rows(self, conn: sqlite3.Connection, match_id: int) -> State | None:
         """The state of the log as it stands in this transaction, or None if it won't replay."""

@@ -10,7 +10,8 @@ key, and the key is claimed in the transaction that records the entry (``claim_k
 a unique constraint, so the second attempt finds it and gets the first one's answer.
 
 The store (device/store.py) calls these inside its own write transactions; the schema change
-that adds them is ``migrate_1_to_2``.
+that adds them is ``migrate_1_to_2``, and a schema-1 file that cannot be upgraded (the card is
+full or read-only) is read through ``read_schema_1``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,33 @@ def migrate_1_to_2(conn: sqlite3.Connection) -> None:
     for statement in _SCHEMA_V2.split(";"):
         if statement.strip():
             conn.execute(statement)
+
+
+def read_schema_1(conn: sqlite3.Connection) -> None:
+    """Let a schema-1 database that cannot be written (a full or read-only card) be read as if
+    it were schema 2, without changing the file: temporary views, in memory, shadow ``matches``
+    (event counts counted, scores kept by ``keep_summary`` once worked out) and an empty
+    ``entry_keys``. A ``backup`` still copies the file as it is; ``restore`` upgrades it."""
+    conn.execute("PRAGMA temp_store=MEMORY")
+    conn.execute("CREATE TEMP TABLE summaries (match_id INTEGER PRIMARY KEY, finished INTEGER,"
+                 " scores TEXT, winners TEXT)")
+    conn.execute(
+        "CREATE TEMP VIEW matches AS SELECT m.id, m.game, m.options, m.players, m.observer,"
+        " m.name, m.created, COALESCE(s.finished, m.finished) AS finished, m.seq,"
+        " (SELECT COUNT(*) FROM main.events e WHERE e.match_id = m.id) AS event_count,"
+        " s.scores, s.winners FROM main.matches m LEFT JOIN temp.summaries s ON s.match_id = m.id")
+    conn.execute("CREATE TEMP TABLE entry_keys (key TEXT PRIMARY KEY, created TEXT NOT NULL,"
+                 " status INTEGER, location TEXT, content_type TEXT, body BLOB)")
+
+
+def keep_summary(conn: sqlite3.Connection, match_id: int, state: State) -> None:
+    """Keep a summary worked out for a database read through ``read_schema_1`` (in memory)."""
+    over = state.is_over()
+    conn.execute(
+        "INSERT OR REPLACE INTO temp.summaries (match_id, finished, scores, winners)"
+        " VALUES (?, ?, ?, ?)",
+        (match_id, int(over), json.dumps([int(s) for s in state.scores()]),
+         json.dumps(state.winners() if over else [])))
 
 
 def write_summary(conn: sqlite3.Connection, match_id: int, state: State | None) -> None:

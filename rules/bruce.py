@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -267,6 +267,14 @@ class BruceState(State):
 
     def is_card_label(self, label: str) -> bool:
         return label in DECK_COUNTS
+
+    def possible_cards(self, event_type: str, field: str) -> Mapping[str, int] | None:
+        """A turned card is the known top of the pile, else a copy not yet turned this round."""
+        if event_type != "reveal":
+            return None
+        if self.order is not None and self.drawn < len(self.order):
+            return {self.order[self.drawn]: 1}
+        return +self.unseen
 
     def left(self, seat: int) -> int:
         return (seat + 1) % self.num_players

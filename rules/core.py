@@ -605,6 +605,13 @@ class State:
         """Whether ``label`` names a card of this game (engines override)."""
         return True
 
+    def possible_cards(self, event_type: str, field: str) -> Mapping[str, int] | None:
+        """How many copies of each card the ``field`` of an ``event_type`` event could still
+        name now (cards already played or on view elsewhere left out), so a phone offers only
+        those; None when the engine does not narrow it down: every card of the game. A card
+        nobody has seen (a hidden hand at a real table) always stays possible."""
+        return None
+
 
 # --------------------------------------------------------------------------------------------
 # Replay and simulation

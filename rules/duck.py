@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -293,6 +293,16 @@ class DuckState(State):
 
     def is_card_label(self, label: str) -> bool:
         return label in DUCK_CARDS
+
+    def possible_cards(self, event_type: str, field: str) -> Mapping[str, int] | None:
+        """A play names cards not on any pile nor under a towel (a card known to be in a hand
+        stays possible: it is that hand's to play)."""
+        if event_type != "play":
+            return None
+        left = self._pool()
+        for s in self.seats:
+            left.subtract(s.pile)
+        return +left
 
     # -- card bookkeeping ----------------------------------------------------------------
     def _pool(self) -> Counter[str]:

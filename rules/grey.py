@@ -674,6 +674,14 @@ class GreyDuckState(State):
     def is_card_label(self, label: str) -> bool:
         return label in DECK_COUNTS
 
+    def possible_cards(self, event_type: str, field: str) -> Mapping[str, int] | None:
+        """A play or a Grey Duck names cards not yet laid this hand (each copy is laid once)."""
+        if event_type not in ("play", "grey"):
+            return None
+        left = Counter(DECK_COUNTS)
+        left.subtract(self.played)
+        return +left
+
     def describe_next(self) -> str:
         if self.phase == "over":
             return "the game is over"

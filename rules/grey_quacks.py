@@ -17,7 +17,7 @@ Pure: stdlib only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .core import Event, State
 
@@ -48,6 +48,29 @@ def quacks_before(state: State, event: Event) -> list[Event]:
             return []
         quacks.append(quack)
     return []
+
+
+def recorded_with_last(events: Sequence[Event], state_before: Callable[[int], State]) -> int:
+    """How many events at the end of ``events`` were recorded by one entry: the last event
+    and the Quacks inferred for it (they carry its time and source, and are exactly what
+    :func:`quacks_before` gives for it); 1 when it came alone, 0 for an empty log.
+    ``state_before(i)`` is the match before event ``i``."""
+    if not events:
+        return 0
+    last = events[-1]
+    start = len(events) - 1
+    while (start > 0 and last.ts is not None and events[start - 1].type == QUACK
+           and events[start - 1].ts == last.ts and events[start - 1].source == last.source):
+        start -= 1
+    if start == len(events) - 1:
+        return 1
+    trial = state_before(start)
+    for i in range(start, len(events) - 1):  # the inferred run may start after a tapped Quack
+        if quacks_before(trial, last) == list(events[i:-1]):
+            return len(events) - i
+        if not trial.apply(events[i]).ok:
+            return 1
+    return 1
 
 
 def entries_needed(state: State, events: Sequence[Event]) -> tuple[int, int]:

@@ -17,6 +17,8 @@ Configuration keys (all optional; the run loop passes the real ones):
 ``TABLE_NAME``    the table's name shown on the pages
 ``SECRET_KEY``    signs the session cookie (default: kept in ``SECRET_KEY_FILE``)
 ``PUBLIC_URL``    the scoreboard address phones should open (for the QR code)
+``LAN_URL``       the same by IP address, shown beside a ``ducktable.local`` PUBLIC_URL for
+                  phones that cannot resolve mDNS names
 ``CUES``          an object with ``snapshot() -> dict`` for the virtual LEDs
 ``PARTY_FILE``    where Grey Duck's multiple-tables party is kept (JSON)
 ``STOP_EVENT``    a ``threading.Event`` set at shutdown, ending live streams
@@ -58,6 +60,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         SECRET_KEY=None,
         SECRET_KEY_FILE=None,
         PUBLIC_URL=None,
+        LAN_URL=None,
         CUES=None,
         PARTY_FILE=None,
         STOP_EVENT=None,

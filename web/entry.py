@@ -30,7 +30,7 @@ from ducktable.device.store import MatchInfo, StoreError
 from ducktable.rules.catalogue import rule_texts
 from ducktable.rules.core import BadEvent, Event, EventSpec, RulesError, State, Verdict
 from ducktable.rules.decks import DECKS
-from ducktable.rules.grey_quacks import quacks_before
+from ducktable.rules.grey_quacks import quacks_before, recorded_with_last
 from ducktable.rules.registry import game_class
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
@@ -97,6 +97,14 @@ def picker(info: MatchInfo, state: State) -> list[str]:
     return forms.picker_cards(state.game, state, deck.labels if deck else ())
 
 
+def with_cards(form: forms.EventForm, state: State) -> forms.EventForm:
+    """``form`` with its own card picker: only the cards its fields could still name."""
+    deck = DECKS.get(state.game.name)
+    if form.uses_cards:
+        form.cards = forms.form_cards(form, state, deck.labels if deck else ())
+    return form
+
+
 def due_events(state: State) -> list[Event]:
     """What the match waits for, as far as the engine can say: the chance event due (a deal,
     a draw: with the seat it is for), else the legal events of the seat to move. Empty when
@@ -132,6 +140,7 @@ def due_forms(state: State, specs: list[EventSpec]) -> list[forms.EventForm]:
         form = forms.build_form(spec, state, sample=sample, due=due)
         if sample is not None and sample.seat is not None and not form.seat_value:
             form.seat_value = str(sample.seat)
+        with_cards(form, state)
         out.append(form)
     return out
 
@@ -264,13 +273,27 @@ def submit(match_id: int) -> Any:
 @bp.post("/match/<int:match_id>/undo")
 @pin_required
 def undo(match_id: int) -> Any:
-    match_or_404(match_id)
+    info = match_or_404(match_id)
     reason = (request.form.get(forms.REASON_FIELD) or "undone on the phone")[:MAX_REASON]
-    removed = get_store().undo(match_id, reason)
-    if removed is None:
+    store = get_store()
+    seq = store.seq(match_id)
+    try:  # the whole last entry: a play with the Quacks it implied goes in one undo
+        count = recorded_with_last(store.events(match_id),
+                                   lambda index: store.state_before(match_id, index))
+    except StoreError:
+        count = 1  # a log that no longer replays: its last event alone
+    removed = store.undo_last(match_id, max(count, 1), reason, seq=seq)
+    if not removed:
         flash("There is nothing to undo: the match has no events yet.", "error")
+        return redirect(url_for("entry.page", match_id=match_id), code=303)
+    last = removed[-1]
+    what = event_words(info.game, last.type) if last is not None else "a damaged event"
+    if len(removed) > 1:
+        quacks = len(removed) - 1
+        flash(f"Undone: the last entry ({what}, with the {quacks} Quack{'s' if quacks > 1 else ''}"
+              " the turn order implied before it) was removed.", "ok")
     else:
-        flash(f"Undone: the last event ({removed.type}) was removed.", "ok")
+        flash(f"Undone: the last event ({what}) was removed.", "ok")
     return redirect(url_for("entry.page", match_id=match_id), code=303)
 
 
@@ -309,7 +332,7 @@ def correct(match_id: int, index: int) -> Any:
                 verdict = replace(verdict, reason=counted_from_one(verdict.reason))
                 status = 422
     prefill = original if original is not None and etype == original.type else None
-    form = forms.build_form(spec, state, prefill, due=due_events(state))
+    form = with_cards(forms.build_form(spec, state, prefill, due=due_events(state)), state)
     if request.method == "POST":
         form = refill(form, request.form)
     return (

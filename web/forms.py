@@ -67,6 +67,8 @@ class EventForm:
     widgets: list[Widget]
     seat_mode: str  # "required" (a seat acts), "optional" (chance events)
     seat_value: str = ""
+    cards: list[str] | None = None
+    """The card picker's cards for this form (:func:`form_cards`); None: the page's own."""
 
     @property
     def uses_cards(self) -> bool:
@@ -318,3 +320,19 @@ def _parse_per_seat(
 def picker_cards(game: Game, state: State, deck_labels: Sequence[str]) -> list[str]:
     """The deck's labels that are cards of this game's events (e.g. no DUCK lifebelts)."""
     return [label for label in deck_labels if state.is_card_label(label)]
+
+
+def form_cards(form: EventForm, state: State, deck_labels: Sequence[str]) -> list[str]:
+    """The cards the picker offers for ``form``: those its card fields could still name, as
+    the engine knows (``State.possible_cards``); every card of the game when it does not
+    narrow a field down."""
+    offered = picker_cards(state.game, state, deck_labels)
+    possible: set[str] = set()
+    for w in form.widgets:
+        if not w.uses_cards:
+            continue
+        left = state.possible_cards(form.spec.type, w.name)
+        if left is None:
+            return offered
+        possible.update(label for label, n in left.items() if n > 0)
+    return [label for label in offered if label in possible]

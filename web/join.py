@@ -1,7 +1,9 @@
 """Joining from a phone: the scoreboard's address as a QR code (SVG, drawn locally).
 
-The address is ``PUBLIC_URL`` when the appliance knows its network address, else the one this
-page was opened with. ``qr_svg`` is shared with the terminal print of ``ducktable qr``.
+The address is ``PUBLIC_URL`` when the appliance knows its network address (``ducktable.local``
+when it is announced by mDNS, with ``LAN_URL``, the IP address, as a second line for phones
+that cannot resolve such names), else the one this page was opened with. ``qr_svg`` is
+shared with the terminal print of ``ducktable qr``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ def qr_svg(text: str) -> str:
 @bp.get("/join")
 def page() -> Any:
     url = scoreboard_url()
-    return render_template("join.html", url=url, svg=Markup(qr_svg(url)))
+    fallback = current_app.config.get("LAN_URL")
+    return render_template("join.html", url=url, svg=Markup(qr_svg(url)),
+                           fallback=fallback if fallback and fallback != url else None)
 
 
 @bp.get("/join.svg")

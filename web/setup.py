@@ -1,24 +1,26 @@
 """Setting up a match: the game, the seats and names, the rule options, the table PIN.
 
 The option inputs are generated from each engine's declared ``options_spec`` (a choice list
-becomes a menu, a number a number box, a flag a tick box), so a new option needs no change
-here. The table PIN can be changed here too; every phone then has to unlock again.
+becomes a menu, a number a number box, a flag a tick box, a mapping or a board the menus of
+web/option_pickers.py), so a new option needs no change here. The table PIN can be changed
+here too; every phone then has to unlock again.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ducktable.device.store import MatchInfo, StoreError
-from ducktable.rules.core import Game, JSONTextError, OptionSpec, RulesError, read_json
+from ducktable.rules.core import Game, OptionSpec, RulesError
 from ducktable.rules.registry import game_class, game_names
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from .auth import PinError, check_pin_format, pin_required, table_pin, try_unlock
 from .db import current_match, get_store, match_or_404
+from .option_pickers import board_words, form_fields, has_picker, picker_for, read_option
+from .pickers import PickError
 from .words import SEAT_OPTIONS, option_value_words, seat_choices
 
 bp = Blueprint("setup", __name__)
@@ -53,8 +55,6 @@ def game_choices() -> list[GameChoice]:
 def option_kind(spec: OptionSpec) -> str:
     if spec.choices:
         return "choice"
-    if isinstance(spec.default, dict):
-        return "mapping"
     if isinstance(spec.default, bool):
         return "bool"
     if isinstance(spec.default, int):
@@ -102,12 +102,11 @@ def setup_form(info: MatchInfo) -> dict[str, str]:
     for spec in cls.options_spec:
         value = options.get(spec.name, spec.default)
         key = f"opt.{info.game}.{spec.name}"
-        if isinstance(value, bool):
+        if has_picker(info.game, spec):
+            form.update(form_fields(info.game, spec, value))
+        elif isinstance(value, bool):
             if value:
                 form[key] = "on"
-        elif isinstance(value, dict):
-            for part, count in value.items():
-                form[f"{key}.{part}"] = str(count)
         else:
             form[key] = str(value)
     return form
@@ -185,6 +184,8 @@ def _option_words(info: MatchInfo) -> list[tuple[str, str]]:
         value = options.get(spec.name, spec.default)
         if isinstance(value, dict):
             text = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif (info.game, spec.name) == ("ducky", "layout") and value != "default":
+            text = board_words(value)
         elif isinstance(value, bool):
             text = "yes" if value else "no"
         else:
@@ -206,6 +207,8 @@ def _page(selected: str, form: Mapping[str, str], problem: str | None) -> str:
         problem=problem,
         max_seats=max_seats,
         option_kind=option_kind,
+        has_picker=has_picker,
+        option_picker=picker_for,
         pin_digits=table_pin().digits,
         seat_choices=seat_choices,
         seat_options=SEAT_OPTIONS,
@@ -243,39 +246,6 @@ def parse_setup(
     return game_name, players, options, observer, name
 
 
-def _mapping(raw: str, label: str, spec: OptionSpec) -> dict[str, Any]:
-    """A mapping option's box read as JSON; the engine then checks its keys and values."""
-    example = json.dumps(dict(list(spec.default.items())[:2]))
-    try:
-        value = read_json(raw)
-    except JSONTextError:
-        value = None
-    if not isinstance(value, dict):
-        raise SetupError(f"Option '{label}' must be written like {example} (each name with its "
-                         "number, in curly brackets); empty the box for the default.")
-    return value
-
-
-def _mapping_fields(form: Mapping[str, str], key: str, label: str, spec: OptionSpec
-                    ) -> dict[str, int]:
-    """A mapping option as the page shows it: one number box per name (``KEY.NAME``); a box
-    left empty counts 0, names the page did not offer are refused by the engine."""
-    value: dict[str, int] = {}
-    for field, raw in form.items():
-        if not field.startswith(f"{key}."):
-            continue
-        part = field.removeprefix(f"{key}.")
-        text = (raw or "").strip()
-        if not text:
-            value[part] = 0
-            continue
-        if not text.isdigit() or len(text) > 3:
-            raise SetupError(f"Option '{label}': '{part.replace('_', ' ')}' must be a whole "
-                             f"number from 0 to 999, not {text[:20]!r}.")
-        value[part] = int(text)
-    return value
-
-
 def _seat_order(key: str) -> int:
     try:
         return int(key.removeprefix("player_"))
@@ -290,8 +260,13 @@ def parse_options(cls: type[Game], form: Mapping[str, str]) -> dict[str, Any]:
         raw = (form.get(key) or "").strip()
         kind = option_kind(spec)
         label = spec.name.replace("_", " ")
-        if kind == "mapping" and not raw and any(k.startswith(f"{key}.") for k in form):
-            options[spec.name] = _mapping_fields(form, key, label, spec)
+        if has_picker(cls.name, spec):
+            try:
+                picked = read_option(cls.name, spec, form)
+            except PickError as exc:
+                raise SetupError(f"Option '{label}': {exc}") from None
+            if picked is not None:
+                options[spec.name] = picked
             continue
         if kind == "bool":
             options[spec.name] = raw in ("on", "true", "1", "yes")
@@ -304,9 +279,6 @@ def parse_options(cls: type[Game], form: Mapping[str, str]) -> dict[str, Any]:
                 allowed = ", ".join(str(c) for c in spec.choices)
                 raise SetupError(f"Option '{label}' must be one of: {allowed}.")
             options[spec.name] = matching[0]
-            continue
-        if kind == "mapping":
-            options[spec.name] = _mapping(raw, label, spec)
             continue
         try:
             if kind == "int":

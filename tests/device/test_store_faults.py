@@ -17,6 +17,7 @@ import pytest
 from ducktable.device.store import MIGRATIONS, MatchStore, NoSuchMatch, StoreError, parse_match_log
 
 from tests.device.test_store import add, deal, register_tally
+from tests.device.test_store_index import schema_1_database
 
 FULL = "database or disk is full"
 READ_ONLY = "attempt to write a readonly database"
@@ -32,7 +33,8 @@ class Faulty(sqlite3.Connection):
 
     def _check(self, sql: str) -> None:
         head = sql.lstrip().upper()
-        if Faulty.fail and (Faulty.fail_reads or head.startswith(WRITES)):
+        in_memory = head.startswith("CREATE TEMP") or " TEMP." in head  # never on the card
+        if Faulty.fail and (Faulty.fail_reads or (head.startswith(WRITES) and not in_memory)):
             raise sqlite3.OperationalError(Faulty.fail)
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
@@ -260,8 +262,8 @@ def test_a_read_only_mount_is_named_not_called_a_permission_problem(
 
 def test_an_older_database_on_a_full_card_is_still_shown_exported_and_backed_up(
         db: Path, tmp_path: Path) -> None:
-    """Reading an older schema means upgrading it; on a card that takes no writes the upgrade
-    happens in memory and the file stays as it was."""
+    """An older schema on a card that takes no writes is read as it is; the file stays as it
+    was and a backup copies it, to be upgraded where it can be written."""
     with MatchStore(db) as s:
         events = s.events(1)
     raw = sqlite3.connect(db)  # the same match, in a schema-1 file
@@ -289,3 +291,58 @@ def test_an_older_database_on_a_full_card_is_still_shown_exported_and_backed_up(
     Faulty.fail = None
     with MatchStore(copy) as s:
         assert s.events(1) == events
+
+
+def test_a_schema_1_database_on_a_read_only_card_is_read_without_being_changed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An old file that cannot be upgraded (the card is read-only) is still shown, listed,
+    exported, backed up and on the scoreboard and history pages; the file stays as it was."""
+    import hashlib
+
+    from ducktable.device import cli, paths
+    from ducktable.web import create_app
+
+    data = tmp_path / "data"
+    data.mkdir()
+    path = paths.database_path(data)
+    events, scores = schema_1_database(path)
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    path.chmod(0o444)
+    Faulty.fail = READ_ONLY  # what the card answers to every write, whoever runs this
+    with MatchStore(path) as s:
+        assert "read-only" in s.read_only
+        listed = s.list_matches()
+        assert [m.id for m in listed] == [1] and listed[0].event_count == len(events)
+        assert s.newest_match() == listed[0]
+        assert s.summary(1).scores == scores and s.state(1).history == events
+        assert len(parse_match_log(s.export_jsonl(1)).events) == len(events)
+        totals = {name: points for _, name, _, _, _, points in s.player_totals()}
+        assert totals == dict(zip(["Ann", "Ben", "Cat"], scores, strict=True))
+        assert s.entry_answer("k" * 32) is None
+        with pytest.raises(StoreError, match="nothing was recorded"):
+            s.submit(1, events[-1])
+        copy = s.backup(tmp_path / "copy.sqlite3")
+        client = create_app({"TESTING": True, "STORE": s, "TABLE_PIN": "4821",
+                             "SECRET_KEY": "k" * 40, "INSTANCE_PATH": str(tmp_path),
+                             "PIN_FILE": str(tmp_path / "pin")}).test_client()
+        board = client.get("/match/1")
+        assert board.status_code == 200 and all(n in board.text for n in ("Ann", "Ben", "Cat"))
+        history = client.get("/history")
+        assert history.status_code == 200 and "Ann" in history.text
+        exported = client.get("/match/1/export.jsonl")
+        assert exported.status_code == 200
+        assert len(parse_match_log(exported.text).events) == len(events)
+    for command in (["show"], ["show", "1"], ["export", "1"],
+                    ["backup", str(tmp_path / "cli-copy.sqlite3")]):
+        assert cli.main(["--data-dir", str(data), *command]) == 0, command
+        out, err = capsys.readouterr()
+        assert "read-only" in err and "Traceback" not in err
+        if command[0] == "show":
+            assert "Ann" in out and "Traceback" not in out
+        if command[0] == "export":
+            assert len(parse_match_log(out).events) == len(events)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    Faulty.fail = None
+    path.chmod(0o644)
+    with MatchStore(copy) as s:  # the backup holds every event, and upgrades like the original
+        assert s.events(1) == events and s.summary(1).scores == scores

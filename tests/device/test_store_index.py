@@ -57,24 +57,32 @@ def test_newest_match_is_the_highest_id(store: MatchStore) -> None:
     assert store.newest_match() == second == store.list_matches()[0]
 
 
-def test_a_schema_1_database_is_upgraded_and_its_scores_worked_out_once(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite3"
-    with MatchStore(path) as store:  # a real match, then the file turned back into schema 1
+def schema_1_database(path: Path, events: int = 40) -> tuple[list[Event], list[int]]:
+    """A real schema-1 file at ``path`` holding one duck match of Ann, Ben and Cat: a match
+    played now, then the file turned back into schema 1. Returns its events and scores."""
+    with MatchStore(path) as store:
         info = store.create_match("duck", ["Ann", "Ben", "Cat"])
-        play(store, info.id, 40)
-        events = store.events(info.id)
+        play(store, info.id, events)
+        played = store.events(info.id)
         expected = [int(s) for s in store.state(info.id).scores()]
     raw = sqlite3.connect(path)
     raw.executescript("DROP TABLE matches; DROP TABLE events; DROP TABLE audit;"
                       " DROP TABLE entry_keys;")
     MIGRATIONS[0](raw)
     raw.execute("INSERT INTO matches (game, options, players, observer, created, seq) VALUES"
-                " ('duck', '{}', '[\"Ann\", \"Ben\", \"Cat\"]', 0, '2026-01-01', 40)")
+                f" ('duck', '{{}}', '[\"Ann\", \"Ben\", \"Cat\"]', 0, '2026-01-01', {len(played)})")
     raw.executemany("INSERT INTO events VALUES (1, ?, ?)",
-                    [(i, e.dumps()) for i, e in enumerate(events)])
+                    [(i, e.dumps()) for i, e in enumerate(played)])
     raw.execute("PRAGMA user_version=1")
     raw.commit()
+    raw.execute("PRAGMA journal_mode=DELETE")  # no -wal beside it: one file, as on an old card
     raw.close()
+    return played, expected
+
+
+def test_a_schema_1_database_is_upgraded_and_its_scores_worked_out_once(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    events, expected = schema_1_database(path)
     with MatchStore(path) as store:
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         listed = store.list_matches()[0]

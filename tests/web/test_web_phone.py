@@ -239,7 +239,7 @@ def test_setup_after_a_full_information_match_is_still_a_real_table(
 def test_text_options_and_the_party_page_say_their_values_in_words(phone: Phone) -> None:
     setup = shown(phone.get("/setup").get_data(as_text=True))
     assert "now: first to" in setup  # Duck Duck Bruce's end, points:N
-    assert "now: The standard board" in setup  # Ducky Ducky's layout, "default"
+    assert "Board The standard board (20 cells" in setup  # Ducky Ducky's layout menu, "default"
     party = phone.get("/party").get_data(as_text=True)
     assert '<option value="minnesota">Minnesota names' in party
 

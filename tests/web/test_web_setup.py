@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from html.parser import HTMLParser
 
 import pytest
@@ -73,6 +72,7 @@ class _FormFields(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.values: dict[str, str] = {}
+        self.offered: dict[str, list[str]] = {}  # each menu's option values
         self._select: str | None = None  # the menu being read
         self._chosen = False  # inside its selected option
         self._textarea: str | None = None
@@ -86,7 +86,10 @@ class _FormFields(HTMLParser):
             self.values[a["name"]] = a.get("value", "")
         elif tag == "select":
             self._select = a["name"]
-        elif tag == "option" and self._select and "selected" in a:
+            self.offered[a["name"]] = []
+        elif tag == "option" and self._select and "value" in a:
+            self.offered[self._select].append(a["value"])
+        if tag == "option" and self._select and "selected" in a:
             if "value" in a:  # a menu sends its option's value, not the words shown
                 self.values[self._select] = a["value"]
             else:
@@ -127,41 +130,89 @@ def test_every_game_starts_with_the_options_the_page_shows(unlocked: Phone, stor
     assert cls.resolve_options(info.options) == cls.resolve_options({})
 
 
-def test_a_mapping_option_is_a_number_box_per_name_not_json(unlocked: Phone,
-                                                            store: MatchStore) -> None:
-    page = unlocked.get("/setup?game=sitting").get_data(as_text=True)
-    assert "<textarea" not in page
-    default = game_class("sitting").resolve_options({})["action_mix"]
-    for part in default:
-        assert f'name="opt.sitting.action_mix.{part}"' in page
+def _tap(fields: _FormFields, name: str, value: str) -> None:
+    """Choose ``value`` in the menu ``name``, as a tap would: only what the menu offers."""
+    assert value in fields.offered[name], (name, value, fields.offered.get(name))
+    fields.values[name] = value
+
+
+def _setup_fields(phone: Phone, url: str) -> _FormFields:
+    page = phone.get(url).get_data(as_text=True)
+    assert "<textarea" not in page and "JSON" not in page
+    fields = _FormFields()
+    fields.feed(page)
+    return fields
+
+
+def test_a_sitting_ducks_action_mix_is_chosen_by_taps(unlocked: Phone, store: MatchStore) -> None:
+    fields = _setup_fields(unlocked, "/setup?game=sitting")
+    mix = dict(game_class("sitting").resolve_options({})["action_mix"])
+    assert {f"opt.sitting.action_mix.{kind}" for kind in mix} <= set(fields.offered)
+    mix.update({"aim": 4, "fire": 8, "bottoms-up": 0})
+    for kind in ("aim", "fire", "bottoms-up"):
+        _tap(fields, f"opt.sitting.action_mix.{kind}", str(mix[kind]))
+    options = {k: v for k, v in fields.values.items() if k.startswith("opt.sitting.")}
+    names = {f"player_{i}": f"P{i}" for i in range(4)}
+    response = unlocked.post("/setup", {"game": "sitting", **names, **options})
+    assert response.status_code == 303, response.get_data(as_text=True)
+    info = store.list_matches()[0]
+    assert info.options["action_mix"] == mix
+    deck = store.state(info.id).game.deck  # the engine built its deck from the chosen mix
+    assert deck.card("action-aim").count == 4 and deck.card("action-bottoms-up").count == 0
+    again = _setup_fields(unlocked, f"/setup?from={info.id}")
+    assert again.values["opt.sitting.action_mix.aim"] == "4"
+    assert again.values["opt.sitting.action_mix.bottoms-up"] == "0"
+
+
+def test_a_ducky_board_of_ones_own_is_set_up_by_taps(unlocked: Phone, store: MatchStore) -> None:
+    from ducktable.rules.ducky_board import dumps_layout, layout_from_json
+
+    fields = _setup_fields(unlocked, "/setup?game=ducky")
+    assert fields.values["opt.ducky.layout"] == "default"
+    board = {"cells": 14, "pads_per_colour": 3, "logs": [
+        {"faces": 1, "white_star": False, "blue_star": True},
+        {"faces": 3, "white_star": True, "blue_star": False},
+        {"faces": 6, "white_star": False, "blue_star": True},
+        {"faces": 9, "white_star": True, "blue_star": False},
+        {"faces": 12, "white_star": False, "blue_star": True}]}
+    _tap(fields, "opt.ducky.layout", "custom")
+    _tap(fields, "opt.ducky.layout.cells", "14")
+    _tap(fields, "opt.ducky.layout.pads", "3")
+    for i in range(16):  # untick every star, then tick the board's
+        fields.values.pop(f"opt.ducky.layout.log{i}.white", None)
+        fields.values.pop(f"opt.ducky.layout.log{i}.blue", None)
+        _tap(fields, f"opt.ducky.layout.log{i}.faces", "")
+    for i, log in enumerate(board["logs"]):
+        _tap(fields, f"opt.ducky.layout.log{i}.faces", str(log["faces"]))
+        for star in ("white", "blue"):
+            if log[f"{star}_star"]:
+                fields.values[f"opt.ducky.layout.log{i}.{star}"] = "on"
+    options = {k: v for k, v in fields.values.items() if k.startswith("opt.ducky.")}
     names = {f"player_{i}": f"P{i}" for i in range(3)}
-    boxes = {f"opt.sitting.action_mix.{part}": str(n) for part, n in default.items()}
-    response = unlocked.post("/setup", {"game": "sitting", **names,
-                                        **boxes, "opt.sitting.action_mix.aim": "11"})
-    assert response.status_code == 303
-    assert store.list_matches()[0].options["action_mix"] == dict(default, aim=11)
-    again = unlocked.get(f"/setup?from={store.list_matches()[0].id}").get_data(as_text=True)
-    assert 'name="opt.sitting.action_mix.aim" value="11"' in again
-    for bad in ("-1", "ten", "1" * 50):
-        response = unlocked.post("/setup", {"game": "sitting", **names, **boxes,
-                                            "opt.sitting.action_mix.aim": bad})
-        assert response.status_code == 400
-        assert "must be a whole number" in response.get_data(as_text=True)
+    response = unlocked.post("/setup", {"game": "ducky", **names, **options})
+    assert response.status_code == 303, response.get_data(as_text=True)
+    info = store.list_matches()[0]
+    assert info.options["layout"] == dumps_layout(layout_from_json(board))
+    assert store.state(info.id).layout.cells == 14
+    again = _setup_fields(unlocked, f"/setup?from={info.id}")  # Play again shows the same board
+    assert again.values["opt.ducky.layout"] == "custom"
+    assert again.values["opt.ducky.layout.cells"] == "14"
+    assert again.values["opt.ducky.layout.log2.faces"] == "6"
+    # a board that cannot be played is explained and starts nothing
+    _tap(fields, "opt.ducky.layout.pads", "2")
+    options = {k: v for k, v in fields.values.items() if k.startswith("opt.ducky.")}
+    response = unlocked.post("/setup", {"game": "ducky", **names, **options})
+    assert response.status_code == 400
+    assert "That board cannot be played" in response.get_data(as_text=True)
     assert len(store.list_matches()) == 1
 
 
-def test_a_mapping_option_is_read_as_json_and_a_bad_one_explained(unlocked: Phone,
-                                                                   store: MatchStore) -> None:
+def test_a_count_outside_the_menu_is_explained(unlocked: Phone, store: MatchStore) -> None:
     unlocked.get("/setup")
     names = {f"player_{i}": f"P{i}" for i in range(3)}
-    mix = dict(game_class("sitting").resolve_options({})["action_mix"], aim=11)
-    response = unlocked.post("/setup", {"game": "sitting", **names,
-                                        "opt.sitting.action_mix": json.dumps(mix)})
-    assert response.status_code == 303
-    assert store.list_matches()[0].options["action_mix"]["aim"] == 11
-    for bad in ("{'aim': 10}", "[1, 2]", "9" * 5000, "[" * 50_000):
+    for bad in ("many", "-1", "9" * 5000):
         response = unlocked.post("/setup", {"game": "sitting", **names,
-                                            "opt.sitting.action_mix": bad})
+                                            "opt.sitting.action_mix.aim": bad})
         assert response.status_code == 400
-        assert "Option &#39;action mix&#39; must be written like" in response.get_data(as_text=True)
-    assert len(store.list_matches()) == 1
+        assert "from its menu" in response.get_data(as_text=True)
+    assert store.list_matches() == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from ducktable.rules.core import Event, RandomBot, State
 from ducktable.rules.decks import DECKS
 from ducktable.rules.registry import game_names, make_game
 from ducktable.web import forms
-from ducktable.web.entry import due_events
+from ducktable.web.entry import due_events, with_cards
 from ducktable.web.words import (
     card_words,
     choice_words,
@@ -80,7 +81,9 @@ def round_trip(state: State, event: Event) -> None:
     filled = forms.build_form(spec, state, event, due=due)
     deck = DECKS.get(state.game.name)
     picker = forms.picker_cards(state.game, state, deck.labels if deck else ())
-    parsed = forms.parse_event(spec, state, tapped(fresh, filled, picker))
+    fresh = with_cards(fresh, state)  # the form's own picker: only the cards still possible
+    parsed = forms.parse_event(spec, state, tapped(
+        fresh, filled, picker if fresh.cards is None else fresh.cards))
     shown = {f.name for f in forms.shown_fields(spec, state.observer)}
     expected = {k: v for k, v in event.data.items() if k in shown and v is not None}
     if event.type in ("double_barrel", "two_at_one_blow"):
@@ -219,6 +222,29 @@ def test_a_later_players_play_records_the_quacks_before_it(unlocked: Phone,
     assert "first Cat, Dan quacked" in page
 
 
+def test_one_undo_removes_the_play_and_the_quacks_it_recorded(unlocked: Phone,
+                                                              store: MatchStore) -> None:
+    """The entry that recorded Dan's and Ann's Quacks with Ben's play is undone as a whole;
+    a Quack tapped by itself before it stays, and the next undo takes the entry before."""
+    match, _names = grey_after_first_play(store)
+    assert unlocked.post(f"/match/{match}/events",
+                         {"_type": "quack", "_seat": "2"}).status_code == 303  # tapped: Cat
+    before = store.events(match)
+    response = unlocked.post(f"/match/{match}/events",  # Ben's play: Dan and Ann quacked
+                             {"_type": "play", "_seat": "1", "cards": "yellow-7"})
+    assert response.status_code == 303
+    assert [(e.type, e.seat) for e in store.events(match)[len(before):]] == [
+        ("quack", 3), ("quack", 0), ("play", 1)]
+    assert unlocked.post(f"/match/{match}/undo").status_code == 303
+    assert store.events(match) == before
+    page = unlocked.get(f"/match/{match}/entry").get_data(as_text=True)
+    assert "the last entry (Play cards, with the 2 Quacks the turn order implied" in page
+    undone = [row for row in store.audit(match) if row["action"] == "undo"]
+    assert len(undone) == 3  # each removed event is in the audit trail
+    assert unlocked.post(f"/match/{match}/undo").status_code == 303  # Cat's tapped Quack alone
+    assert [(e.type, e.seat) for e in store.events(match)] == [("deal", 0), ("play", 1)]
+
+
 def test_the_quack_button_is_one_tap_for_the_player_to_move(unlocked: Phone,
                                                              store: MatchStore) -> None:
     match, _names = grey_after_first_play(store)
@@ -282,3 +308,45 @@ def test_recorded_events_read_as_words(unlocked: Phone, store: MatchStore) -> No
     assert "Draw a card" in recorded and "Ann&#39;s pile (right of Ben)" in recorded
     assert "Deal a new round" in recorded and "Ann: " in recorded
     assert ">table<" not in recorded and "draw</strong>" not in recorded
+
+
+PICKS = re.compile(r'data-card="([^"]+)"')
+
+
+def _play_picker(phone: Phone, match_id: int) -> list[str]:
+    """The cards the entry page's play form offers in its picker."""
+    page = phone.get(f"/match/{match_id}/entry").get_data(as_text=True)
+    form = re.search(r'<form[^>]*data-type="play".*?</form>', page, re.S)
+    assert form is not None
+    return PICKS.findall(form.group(0))
+
+
+def test_the_card_picker_leaves_out_cards_already_played(phone: Phone, store: MatchStore) -> None:
+    """Grey Duck: every copy of a card laid this hand is gone from the play form's picker, at
+    a full-information table and at a real one (an observer match fed what it can see); the
+    cards nobody has seen (hidden hands) are all still offered."""
+    from ducktable.rules.grey import DECK_COUNTS
+
+    players = ["Ann", "Ben", "Cat", "Dan"]
+    full = store.create_match("grey", players, observer=False)
+    real = store.create_match("grey", players, observer=True)
+    game = make_game("grey")
+    rng = random.Random(5)
+    bots = [RandomBot(random.Random(20 + i)) for i in range(4)]
+    assert sorted(_play_picker(phone, real.id)) == sorted(DECK_COUNTS)  # nothing laid yet
+    gone: set[str] = set()
+    for _ in range(300):
+        state = store.state(full.id)
+        laid = Counter(c for e in state.history if e.type == "play" for c in e.data["cards"])
+        gone = {label for label, n in DECK_COUNTS.items() if laid[label] >= n}
+        if len(gone) >= 2:
+            break
+        event = next_event(state, bots, rng)
+        assert store.submit(full.id, event).ok
+        assert store.submit(real.id, game.public_event(event)).ok
+    assert len(gone) >= 2, "the bots should lay every copy of two cards within one hand"
+    left = sorted(label for label, n in DECK_COUNTS.items() if laid[label] < n)
+    for match in (full, real):
+        offered = _play_picker(phone, match.id)
+        assert gone.isdisjoint(offered)
+        assert sorted(offered) == left  # everything not laid: hidden hands stay possible
