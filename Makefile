@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test lint bench model locator features browser-deps pi party-deps clean
+.PHONY: demo test test-slow lint bench model locator features browser-deps pi party-deps clean
 
 # Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
 # extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
@@ -29,6 +29,10 @@ demo: $(VENV)/.runtime
 ## runs a part of it in one process.
 test: $(VENV)/.installed browser-deps party-deps
 	$(PY) -m pytest -n auto
+
+# The full sizes of the checks that run reduced by default (thousands of bot games, ...).
+test-slow: $(VENV)/.installed browser-deps party-deps
+	$(PY) -m pytest -n auto -m slow
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

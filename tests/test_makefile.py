@@ -40,3 +40,14 @@ def test_test_after_demo_still_installs_the_dev_extra(tmp_path: Path) -> None:
     plan = planned("test", venv)
     assert '-e ".[dev]"' in plan and "-m venv" not in plan
     assert "pytest" in plan
+
+
+def test_the_default_run_leaves_the_full_sizes_to_make_test_slow(tmp_path: Path) -> None:
+    """`make test` runs every check at its reduced size; `make test-slow` the full sizes."""
+    assert "-m slow" in planned("test-slow", tmp_path / ".venv")
+    listed = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "--collect-only", "-q",
+         "tests/rules/test_bruce_bots.py"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    ids = listed.stdout
+    assert "thousands_of_bot_games_score_from_nests_and_end_on_time[400]" in ids
+    assert "[2000]" not in ids

@@ -9,6 +9,8 @@ import pytest
 from ducktable.rules import Bot, Event, RandomBot, make_game, replay
 from ducktable.rules.bruce import DECK_COUNTS, BruceState, GameEnd, GreedyBot
 
+from tests.sizes import reduced_or_full
+
 from .engine_helpers import mixed_bots, play_to_end
 from .test_bruce_rules import highest_per_suit
 
@@ -84,18 +86,19 @@ def test_BRUCE_C1_every_card_accounted_for_after_every_event(seed):
     play(seed, every_event=True, observer=seed % 3 == 0)
 
 
-def test_BRUCE_R2_G1_thousands_of_bot_games_score_from_nests_and_end_on_time():
+@reduced_or_full(GAMES // 5, GAMES)
+def test_BRUCE_R2_G1_thousands_of_bot_games_score_from_nests_and_end_on_time(size):
     events = 0
     winners: Counter[int] = Counter()
-    for seed in range(GAMES):
+    for seed in range(size):
         state = play(seed)
         check_game_end(state)
         assert state.winners() and all(
             state.scores()[w] == max(state.scores()) for w in state.winners())
         winners[len(state.winners())] += 1
         events += len(state.history)
-    assert events > 100 * GAMES
-    assert winners[1] > GAMES // 2  # ties exist but are rare
+    assert events > 100 * size
+    assert winners[1] > size // 2  # ties exist but are rare
 
 
 def test_BRUCE_C2_observer_fed_public_events_agrees_with_full_information():

@@ -9,6 +9,8 @@ import pytest
 from ducktable.rules import Bot, Event, RandomBot, make_game, replay, simulate
 from ducktable.rules.duck import DUCK_CARDS, DuckState, GreedyBot, card_value
 
+from tests.sizes import reduced_or_full
+
 GAMES = 1000
 
 
@@ -47,8 +49,9 @@ def test_DUCK_C1_all_69_cards_accounted_for_after_every_event(seed):
     play(seed, check_each_event=True)
 
 
-def test_DUCK_F1_many_bot_games_invariants_replay_and_observer_agree():
-    for seed in range(GAMES):
+@reduced_or_full(GAMES // 4, GAMES)
+def test_DUCK_F1_many_bot_games_invariants_replay_and_observer_agree(size):
+    for seed in range(size):
         state = play(seed)
         game = state.game
         # DUCK-C2: lifebelts 6..10 each given exactly once.

@@ -17,6 +17,8 @@ from ducktable.rules.grey import (
     simulate_grey,
 )
 
+from tests.sizes import reduced_or_full
+
 from .grey_helpers import conserved
 
 RACING_MATCHES = 170  # x 12 hands = 2040 hands with greedy racing bots
@@ -42,9 +44,10 @@ def check_hand_scores(state: GreyDuckState) -> None:
     assert state.scores() == [sum(p) for p in state.points]
 
 
-def test_grey_S1_G1_thousands_of_racing_bot_hands():
+@reduced_or_full(RACING_MATCHES // 4, RACING_MATCHES)
+def test_grey_S1_G1_thousands_of_racing_bot_hands(size):
     hands = won = late = lost = 0
-    for seed in range(RACING_MATCHES):
+    for seed in range(size):
         run = simulate_grey(seed, players(seed))
         state = run.state
         assert state.is_over() and len(state.results) == 12
@@ -57,7 +60,7 @@ def test_grey_S1_G1_thousands_of_racing_bot_hands():
             assert event.type == "grey" and "GREY-G1" in verdict.rules
             assert ("came first by" in verdict.reason or "same millisecond" in verdict.reason
                     or "too late" in verdict.reason), verdict
-    assert hands == 12 * RACING_MATCHES
+    assert hands == 12 * size
     # The seeded clock must produce every kind of race outcome.
     assert won > late > 0 and lost > 0
     print(f"{hands} racing hands: {won} greys won ({late} late), {lost} lost")

@@ -28,6 +28,8 @@ from ducktable.rules.sitting import (
     duck_label,
 )
 
+from tests.sizes import reduced_or_full
+
 GAMES = 1200  # end-of-game invariants
 EVERY_EVENT_GAMES = 120  # invariants after every single event
 OBSERVER_GAMES = 40
@@ -128,10 +130,11 @@ def check_result(state: SittingDucksState, seed: int) -> None:
         assert winners == alive and len(winners) == 1, seed
 
 
-def test_SIT_W1_thousands_of_bot_games_end_with_a_rightful_winner():
+@reduced_or_full(GAMES // 4, GAMES)
+def test_SIT_W1_thousands_of_bot_games_end_with_a_rightful_winner(size):
     wins: Counter[int] = Counter()
     events = shared = 0
-    for seed in range(GAMES):
+    for seed in range(size):
         state = play(seed)
         check_result(state, seed)
         check_invariants(state)
@@ -139,7 +142,7 @@ def test_SIT_W1_thousands_of_bot_games_end_with_a_rightful_winner():
         events += len(state.history)
         shared += shared_knockout(state)
     assert len(wins) >= 3  # every seat number 0..2 wins some games
-    print(f"\n{GAMES} games, {events} events, {shared} shared wins (double knock-out)")
+    print(f"\n{size} games, {events} events, {shared} shared wins (double knock-out)")
 
 
 @pytest.mark.parametrize("chunk", range(3))
