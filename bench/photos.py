@@ -109,6 +109,24 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
                   1000 * find_s / max(files, 1), 1000 * embed_s / max(len(cut), 1))
 
 
+def crops_of(folder: Path, *, crops: bool = False, limit: int = 60,
+             find: CardFinder | None = None) -> list[np.ndarray]:
+    """Up to ``limit`` cards found in ``folder``'s photos, spread over its labels (the photos
+    taken in turn from each label's folder)."""
+    find = find or photo_crops
+    lists = [sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+             for sub in sorted(folder.iterdir()) if sub.is_dir() and not sub.name.startswith(".")]
+    cut: list[np.ndarray] = []
+    for depth in range(max((len(files) for files in lists), default=0)):
+        for files in lists:
+            if len(cut) >= limit:
+                return cut
+            if depth < len(files) and (image := cv2.imread(str(files[depth]))) is not None:
+                found = [image] if crops else find(image)
+                cut += found[:1]
+    return cut
+
+
 def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
                    unknown: bool = False) -> Outcome:
     """Enrol ``k`` photos per label and name the others, ``rounds`` times. Labels with no

@@ -232,6 +232,9 @@ def _photos_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--other-crops", action="store_true", help="the --other photos are cut already")
     p.add_argument("--rounds", type=int, default=5, help="enrolments drawn per k (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    p.add_argument("--speed", type=int, default=0, metavar="N",
+                   help="also time naming on one core on N of the crops, shipped against as "
+                        "first written (default 0: not timed)")
 
 
 def _run_photos(args: argparse.Namespace) -> int:
@@ -248,6 +251,8 @@ def _run_photos(args: argparse.Namespace) -> int:
                             "photos per card label")
     if args.rounds < 1:
         raise UserError("--rounds must be at least 1")
+    if args.speed < 0:
+        raise UserError("--speed must be 0 (not timed) or the number of crops to time")
     try:
         features = CardFeatures.load()
     except ModelError as exc:
@@ -264,6 +269,11 @@ def _run_photos(args: argparse.Namespace) -> int:
         outcomes.append(photos.cross_validate(read, 2, rounds=args.rounds, seed=args.seed,
                                               unknown=True))
     print(photos.report(folders[0], read, outcomes))
+    if args.speed:
+        from ducktable.bench import photos_speed
+
+        print(photos_speed.report(photos_speed.measure(
+            features, photos.crops_of(folders[0], crops=args.crops, limit=args.speed))))
     if args.other:
         others = photos.read_folder(folders[1], features, crops=args.other_crops, progress=say)
         outcome = photos.another_printing(read, others, 2, rounds=args.rounds, seed=args.seed)

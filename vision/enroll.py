@@ -141,20 +141,56 @@ def photo_views(crop: np.ndarray, rng: np.random.Generator, views: int = VIEWS_P
     return [crop, *(augment.augment_card(crop, rng, size=size) for _ in range(max(0, views - 1)))]
 
 
+def photo_prototypes(classifier: CardClassifier,
+                     crops_by_label: Mapping[str, Sequence[np.ndarray]],
+                     rng: np.random.Generator, views: int = VIEWS_PER_PHOTO
+                     ) -> dict[str, list[np.ndarray]]:
+    """Per (qualified) label, one array of unit embeddings per photo: the views of that photo
+    (kept apart so that the leave-one-out check can leave one photo out)."""
+    return {label: [classifier.embed(photo_views(crop, rng, views))[0].astype(np.float32)
+                    for crop in crops]
+            for label, crops in sorted(crops_by_label.items())}
+
+
+def joined_prototypes(per_photo: Mapping[str, Sequence[np.ndarray]], dim: int) -> Prototypes:
+    """The views of every photo of :func:`photo_prototypes` as one set of prototypes."""
+    labels = [label for label, photos in per_photo.items() for rows in photos for _ in rows]
+    vectors = [rows for photos in per_photo.values() for rows in photos]
+    return Prototypes(tuple(labels), np.vstack(vectors) if vectors else np.zeros((0, dim),
+                                                                                  np.float32))
+
+
 def deck_prototypes(classifier: CardClassifier,
                     crops_by_label: Mapping[str, Sequence[np.ndarray]],
                     rng: np.random.Generator, views: int = VIEWS_PER_PHOTO) -> Prototypes:
     """One unit embedding per view of every photo, labelled with its (qualified) label."""
-    labels: list[str] = []
-    vectors: list[np.ndarray] = []
-    for label, crops in sorted(crops_by_label.items()):
-        for crop in crops:
-            emb, _ = classifier.embed(photo_views(crop, rng, views))
-            vectors.append(emb.astype(np.float32))
-            labels += [label] * len(emb)
-    dim = classifier.prototypes.vectors.shape[1]
-    return Prototypes(tuple(labels), np.vstack(vectors) if vectors else np.zeros((0, dim),
-                                                                                  np.float32))
+    return joined_prototypes(photo_prototypes(classifier, crops_by_label, rng, views),
+                             classifier.prototypes.vectors.shape[1])
+
+
+def trained_games(classifier: CardClassifier) -> set[str]:
+    """The games whose cards the card model learnt (the table names them with it first)."""
+    return {label.split("/", 1)[0] for label in classifier.manifest.labels if "/" in label}
+
+
+def model_check(classifier: CardClassifier, deck: str,
+                crops_by_label: Mapping[str, Sequence[np.ndarray]],
+                per_photo: Mapping[str, Sequence[np.ndarray]]) -> dict[tuple[str, int], str]:
+    """What the card model, given the enrolled prototypes of every other photo, names each
+    photo of a game it learnt: ``(label, photo index) -> label`` (``unknown`` where it cannot
+    say). The table asks it first for such a game; only what it leaves unknown goes to the
+    photo deck."""
+    said = {}
+    for label, crops in crops_by_label.items():
+        for i, crop in enumerate(crops):
+            others = {lab: [rows for j, rows in enumerate(photos)
+                            if not (lab == qualified_label(deck, label) and j == i)]
+                      for lab, photos in per_photo.items()}
+            prototypes = joined_prototypes(others, classifier.prototypes.vectors.shape[1])
+            result = classifier.with_prototypes(prototypes).classify([crop], games={deck})[0]
+            said[(label, i)] = (result.label.split("/", 1)[1] if result.label.startswith(f"{deck}/")
+                                else UNKNOWN if result.label == UNKNOWN else result.label)
+    return said
 
 
 def qualified_label(deck: str, label: str) -> str:
@@ -164,14 +200,15 @@ def qualified_label(deck: str, label: str) -> str:
 def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_dir: str | Path,
                  deck: str, classifier: CardClassifier, *, seed: int = 0,
                  extra_info: Mapping[str, Any] | None = None,
-                 views: Mapping[str, np.ndarray] | None = None) -> Path:
-    """Embed every crop and store the deck's prototypes, its photo deck
-    (:class:`~ducktable.vision.features.PhotoDeck`, from ``views`` where the caller has them
-    already) and the crops themselves as PNG files in ``crops/``, so the user can see what was
-    taken for each card; returns the deck folder."""
-    rng = np.random.default_rng(seed)
-    qualified = {qualified_label(deck, label): crops for label, crops in crops_by_label.items()}
-    prototypes = deck_prototypes(classifier, qualified, rng)
+                 views: Mapping[str, np.ndarray] | None = None,
+                 prototypes: Prototypes | None = None) -> Path:
+    """Embed every crop and store the deck's prototypes (``prototypes`` where the caller has
+    them already), its photo deck (:class:`~ducktable.vision.features.PhotoDeck`, from
+    ``views`` where the caller has them already) and the crops themselves as PNG files in
+    ``crops/``, so the user can see what was taken for each card; returns the deck folder."""
+    if prototypes is None:
+        qualified = {qualified_label(deck, label): crops for label, crops in crops_by_label.items()}
+        prototypes = deck_prototypes(classifier, qualified, np.random.default_rng(seed))
     if not len(prototypes):
         raise EnrolmentError(f"nothing to enrol for deck {deck!r}: no usable card photos")
     info = {
@@ -198,11 +235,14 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     return deck_dir
 
 
-def check_views(views: Mapping[str, np.ndarray]) -> list[str]:
+def check_views(views: Mapping[str, np.ndarray],
+                first: Mapping[tuple[str, int], str] | None = None) -> list[str]:
     """Which cards to photograph again: each photo is named from the others (leave one out);
     a card with one usable photo cannot be checked and is named too. ``views`` maps a label
     to the features of its photos followed by those of the same photos turned half way
-    (:func:`~ducktable.vision.features.enrolment_views`)."""
+    (:func:`~ducktable.vision.features.enrolment_views`). ``first`` holds what the card model
+    named each ``(label, photo index)`` (:func:`model_check`); the photo deck names only the
+    photos it left ``unknown``, as at the table."""
     lines = []
     for label, rows in sorted(views.items()):
         photos = len(rows) // 2
@@ -210,12 +250,14 @@ def check_views(views: Mapping[str, np.ndarray]) -> list[str]:
             lines.append(f"{label}: only one usable photo - add another so it can be checked")
             continue
         for i in range(photos):
-            kept = {other: r for other, r in views.items() if other != label}
-            keep = [j for j in range(len(rows)) if j not in (i, i + photos)]
-            kept[label] = rows[keep]
-            match = PhotoDeck.fit(kept).match(rows[i:i + 1])[0]
-            if match.label != label:
-                said = "not recognised" if match.label == UNKNOWN else f"taken for {match.label}"
+            match = (first or {}).get((label, i), UNKNOWN)
+            if match == UNKNOWN:
+                kept = {other: r for other, r in views.items() if other != label}
+                keep = [j for j in range(len(rows)) if j not in (i, i + photos)]
+                kept[label] = rows[keep]
+                match = PhotoDeck.fit(kept).match(rows[i:i + 1])[0].label
+            if match != label:
+                said = "not recognised" if match == UNKNOWN else f"taken for {match}"
                 lines.append(f"{label}: photo {i + 1} is {said} from the other photos - "
                              f"photograph {label} again (plain light, whole card in view)")
     return lines
@@ -259,15 +301,26 @@ def enroll_photos(deck: str, crops: Mapping[str, Sequence[np.ndarray]],
         details = "; ".join(p.message for p in problems) or "the folders are empty"
         raise EnrolmentError(f"no usable photo in {source or deck}: {details}")
     views = enrolment_views(CardFeatures.load(), usable)
+    first = None
+    prototypes = None
+    if prototypes_dir is not None or deck in printing.GAMES:
+        classifier = classifier or CardClassifier.load()
+        per_photo = photo_prototypes(
+            classifier, {qualified_label(deck, k): v for k, v in usable.items()},
+            np.random.default_rng(seed))
+        prototypes = joined_prototypes(per_photo, classifier.prototypes.vectors.shape[1])
+        if deck in trained_games(classifier):
+            first = model_check(classifier, deck, usable, per_photo)
     deck_dir = None
     if prototypes_dir is not None:
         deck_dir = enroll_crops(usable, prototypes_dir, deck, classifier or CardClassifier.load(),
-                                seed=seed, extra_info={"source": source}, views=views)
+                                seed=seed, extra_info={"source": source}, views=views,
+                                prototypes=prototypes)
     known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
              else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
     return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, list(problems),
                            [label for label in (known or list(crops)) if label not in usable],
-                           check_views(views))
+                           check_views(views, first))
 
 
 def _photographed(root: Path, deck: str | None, find: CardFinder, min_sharpness: float

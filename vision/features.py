@@ -19,8 +19,9 @@ enough and no other card is nearly as close; otherwise it is ``unknown``.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,7 +80,39 @@ def balanced(crop: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
     measured on the whole crop: grey-world white balance, then the 1st-99th percentile
     stretched to 0-255. Photos of one card under a warm lamp and in daylight should look alike
     to the network, and a corner must keep the card's colours (a yellow digit on white paper
-    would turn grey if the corner were balanced by itself)."""
+    would turn grey if the corner were balanced by itself).
+
+    Worked out from the crop's three 256-level histograms and applied as one lookup table, which
+    gives the same pixels as doing it per pixel (:func:`balanced_per_pixel`) in a fifth of the
+    time."""
+    hist = np.stack([np.bincount(crop[..., c].ravel(), minlength=256) for c in range(3)])
+    pixels = float(hist[0].sum())
+    levels = np.arange(256, dtype=np.float32)
+    means = (hist.astype(np.float64) @ levels / pixels).astype(np.float32)
+    gains = means.mean() / np.maximum(means, np.float32(1e-3))
+    values = (gains[:, None] * levels[None, :]).ravel()  # every level of every channel, balanced
+    order = np.argsort(values, kind="stable")
+    ranked, counts = values[order].astype(np.float64), np.cumsum(hist.ravel()[order])
+    low, high = (_percentile(ranked, counts, q) for q in (1, 99))
+    width = max(high - low, 1.0)
+    table = np.clip(levels[:, None] * (gains * (255.0 / width))[None, :]  # float32, then
+                    - np.float64(low) * 255.0 / width, 0, 255)            # float64, as per pixel
+    table = table.astype(np.uint8).reshape(256, 1, 3)
+    return [cv2.LUT(image, table) for image in (crop, *others)]
+
+
+def _percentile(ranked: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """``np.percentile`` (linear) of the values ``ranked`` (sorted) each held ``counts`` times
+    (cumulative)."""
+    position = q / 100 * (float(counts[-1]) - 1)
+    below = int(np.floor(position))
+    first = ranked[np.searchsorted(counts, below, side="right")]
+    second = ranked[np.searchsorted(counts, below + 1, side="right")]
+    return float(first + (second - first) * (position - below))
+
+
+def balanced_per_pixel(crop: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
+    """:func:`balanced` worked out pixel by pixel: the reference it is tested against."""
     pixels = crop.reshape(-1, 3).astype(np.float32)
     means = pixels.mean(axis=0)
     gains = means.mean() / np.maximum(means, 1e-3)
@@ -117,26 +150,57 @@ class CardFeatures:
             return np.zeros((0, self.dim), np.float32)
         wholes, corners = [], []
         for crop in crops:
-            upright = portrait(crop)
-            small = cv2.resize(upright, INPUT_SIZE, interpolation=cv2.INTER_AREA)
-            h, w = upright.shape[:2]
-            corner = cv2.resize(upright[: max(1, int(CORNER[1] * h)), : max(1, int(CORNER[0] * w))],
-                                CORNER_SIZE, interpolation=cv2.INTER_AREA)
-            small, corner = balanced(small, corner)
+            small, corner = self.network_inputs(crop)
             wholes.append(small)
             corners.append(corner)
         return _unit(np.hstack([self._regions(wholes), CORNER_WEIGHT * self._regions(corners)]))
 
     def _regions(self, images: Sequence[np.ndarray]) -> np.ndarray:
+        return _unit(grid_pool(self.feature_maps(images), GRID))
+
+    def feature_maps(self, images: Sequence[np.ndarray]) -> np.ndarray:
+        """The network's maps (n, channels, h, w) of BGR images of one size, as they are."""
         batch = np.stack([image.transpose(2, 0, 1).astype(np.float32) for image in images])
-        maps = np.asarray(self._session.run(None, {"image": batch})[0],  # type: ignore[attr-defined]
+        return np.asarray(self._session.run(None, {"image": batch})[0],  # type: ignore[attr-defined]
                           np.float32)
-        return _unit(grid_pool(maps, GRID))
+
+    @staticmethod
+    def network_inputs(crop: np.ndarray, balance: Callable[..., list[np.ndarray]] | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """The whole card and its index corner as the network is fed them: upright, resized,
+        the light taken out by ``balance`` (:func:`balanced` unless told)."""
+        upright = portrait(crop)
+        small = cv2.resize(upright, INPUT_SIZE, interpolation=cv2.INTER_AREA)
+        h, w = upright.shape[:2]
+        corner = cv2.resize(upright[: max(1, int(CORNER[1] * h)), : max(1, int(CORNER[0] * w))],
+                            CORNER_SIZE, interpolation=cv2.INTER_AREA)
+        small, corner = (balance or balanced)(small, corner)
+        return small, corner
 
 
 def grid_pool(maps: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
     """Average feature maps (n, channels, h, w) over ``grid`` rows x columns of regions (as even
-    as the size allows), flattened region by region: (n, channels * rows * columns)."""
+    as the size allows), flattened region by region: (n, channels * rows * columns). One
+    matrix product with the regions' averaging weights (:func:`pooling_weights`)."""
+    n, channels, h, w = maps.shape
+    pooled = maps.reshape(n, channels, h * w) @ pooling_weights(h, w, grid)
+    return np.ascontiguousarray(pooled, np.float32).reshape(n, -1)
+
+
+@functools.lru_cache(maxsize=16)
+def pooling_weights(h: int, w: int, grid: tuple[int, int]) -> np.ndarray:
+    """(h * w, regions): column r holds 1 / size over the cells of region r, the regions cut
+    as ``np.array_split`` cuts the rows and the columns."""
+    rows = np.array_split(np.arange(h), grid[0])
+    cols = np.array_split(np.arange(w), grid[1])
+    weights = np.zeros((h, w, len(rows) * len(cols)), np.float32)
+    for i, (r, c) in enumerate((r, c) for r in rows for c in cols):
+        weights[r[0]:r[-1] + 1, c[0]:c[-1] + 1, i] = 1.0 / (len(r) * len(c))
+    return weights.reshape(h * w, -1)
+
+
+def grid_pool_by_slices(maps: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+    """:func:`grid_pool` region by region: the reference it is tested against."""
     rows = np.array_split(np.arange(maps.shape[2]), grid[0])
     cols = np.array_split(np.arange(maps.shape[3]), grid[1])
     parts = [maps[:, :, r[0]:r[-1] + 1, c[0]:c[-1] + 1].mean(axis=(2, 3)) for r in rows for c in cols]

@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from ducktable.bench import photos
+from ducktable.bench import photos, photos_speed
 from ducktable.device import cli
 from ducktable.sim import render
 from ducktable.vision import augment
@@ -105,3 +105,17 @@ def test_enroll_check_stores_nothing_and_says_what_to_retake(
     out = capsys.readouterr().out
     assert "checked deck 'duck'" in out and "nothing was stored" in out
     assert not (data / "decks").exists()
+
+
+def test_naming_speed_is_timed_paired_and_the_embedding_is_unchanged(
+        few_photos: Path, features: CardFeatures, capsys: pytest.CaptureFixture[str]) -> None:
+    crops = photos.crops_of(few_photos, limit=4)
+    assert len(crops) == 4 and all(c.shape[:2] == (150, 100) for c in crops)
+    speed = photos_speed.measure(features, crops, rounds=1)
+    assert speed.cards == 4 and speed.shipped_ms > 0 and speed.first_ms > 0
+    assert speed.network_ms > 0 and speed.largest_difference < 1e-5
+    assert f"{speed.ratio:.2f}x" in photos_speed.report(speed)
+    assert cli.main(["bench", "photos", str(few_photos), "--rounds", "1", "--speed", "3"]) == 0
+    assert "median of 3 crops" in capsys.readouterr().out
+    assert cli.main(["bench", "photos", str(few_photos), "--speed", "-1"]) != 0
+    assert "--speed must be" in capsys.readouterr().err

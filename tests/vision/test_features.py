@@ -17,8 +17,11 @@ from ducktable.vision.features import (
     CardFeatures,
     PhotoDeck,
     balanced,
+    balanced_per_pixel,
     default_model_path,
     enrolment_views,
+    grid_pool,
+    grid_pool_by_slices,
     portrait,
 )
 
@@ -165,3 +168,24 @@ def test_a_custom_decks_photo_deck_answers_for_it(tmp_path: Path) -> None:
     # with the photo deck's files gone, the enrolled prototypes of the card model answer alone
     (tmp_path / "cards" / "photo_deck.npz").unlink()
     assert CardClassifier.load(prototypes_dir=tmp_path).photo_decks is None
+
+
+def test_the_balance_by_histogram_gives_the_pixels_of_the_balance_pixel_by_pixel() -> None:
+    rng = np.random.default_rng(3)
+    crops = photos_of("yellow-7", 3, seed=4) + [
+        rng.integers(0, 256, (150, 100, 3), dtype=np.uint8),   # every level
+        np.full((150, 100, 3), (40, 200, 90), np.uint8),       # one colour: no spread
+        (rng.integers(0, 2, (150, 100, 3)) * 255).astype(np.uint8)]
+    for crop in crops:
+        corner = crop[:40, :30].copy()
+        for fast, slow in zip(balanced(crop, corner), balanced_per_pixel(crop, corner), strict=True):
+            assert fast.dtype == np.uint8 and np.array_equal(fast, slow)
+
+
+def test_regions_are_averaged_as_region_by_region() -> None:
+    rng = np.random.default_rng(5)
+    for shape in [(1, 112, 9, 6), (2, 112, 4, 4), (3, 8, 7, 5)]:
+        maps = rng.random(shape, dtype=np.float32)
+        pooled = grid_pool(maps, (3, 2))
+        assert pooled.shape == (shape[0], shape[1] * 6)
+        assert np.allclose(pooled, grid_pool_by_slices(maps, (3, 2)), atol=1e-6)

@@ -141,9 +141,9 @@ def test_a_swapped_pair_is_found_by_the_check(search: CardSearch) -> None:
                 read_layout(laid(layout, 2, 22), layout, 2, search=search)]
     report = enroll_layouts(readings, None)
     flagged = {line.split(":")[0] for line in report.retake}
-    # Both cards of the pair; rendered yellow digits of one colour are close for the photo deck
-    # (docs/benchmarks.md), so a neighbour or two may be listed beside them.
-    assert {layout.faces[0], layout.faces[3]} <= flagged
+    # The card model, asked first for a game it learnt, names each card of the pair as the
+    # other; every other card passes.
+    assert flagged == {layout.faces[0], layout.faces[3]}
 
 
 def test_duck_enrolled_from_six_photos_passes_its_check(duck_readings: list[LayoutReading],
@@ -151,9 +151,10 @@ def test_duck_enrolled_from_six_photos_passes_its_check(duck_readings: list[Layo
     report = enroll_layouts(duck_readings, None)
     assert report.problems == [] and report.not_enrolled == []
     assert all(n == 2 for n in report.photos_per_label.values())
-    # The check ran over both rounds. The photo deck alone takes some rendered digits of one
-    # colour for each other (docs/benchmarks.md), so it may name cards of the deck to retake.
-    assert all(line.split(":")[0] in report.photos_per_label for line in report.retake)
-    assert not any("cannot be checked" in line for line in report.retake)
+    # The check ran over both rounds, the card model asked first as at the table: at most a
+    # pale yellow digit left with one photo of its own is taken for its neighbour (the photo
+    # deck alone took rendered digits of one colour for each other: dozens of lines).
+    assert len(report.retake) <= 2
+    assert all(line.startswith("yellow-") for line in report.retake)
     one_round = enroll_layouts(duck_readings[::2], None)
     assert len(one_round.retake) == 1 and "round 2" in one_round.retake[0]
