@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -37,11 +39,18 @@ from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.layout import duck_layout
 from ducktable.vision.reader import CameraTableReader, calibration_path, empty_table_path, reading_view
 
+RSS_FRAMES = 60
+"""Frames the locator's reader reads alone in a fresh process to measure its memory."""
 READERS = (("edges", "edge-map search (today)"), ("network", "card locator"))
 """The two readers compared: ``CameraTableReader``'s detector and the name printed."""
-LAG_FRAMES = 45
+LAG_FRAMES = 90
+PATIENCE_FRAMES = 15
 """A simulated person enters the next true event once the camera has lagged behind the table
-for this many frames (3 seconds) with nothing new, or held a guess for a person that long."""
+for :data:`LAG_FRAMES` video frames (6 seconds) with nothing new, or has held a guess for a
+person for :data:`PATIENCE_FRAMES` (as the replays' person does)."""
+HOLD = 15
+"""Video frames the table stays still after each change (a second): people do not play three
+moves a second, and a reader that drops frames needs a table that holds still to see it."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,10 @@ class ReaderFigures:
     camera_events: list[Event] = field(default_factory=list)
     wrong: int = 0
     wrong_said: list[str] = field(default_factory=list)
+    """What each wrong event was, and what the truth had there."""
+    stopped: str = ""
+    """Why this reader's game stopped before the clip's end (a true event refused after a
+    wrong camera event), or empty."""
     by_hand: int = 0
     frames_read: int = 0
     counts: dict[str, int] = field(default_factory=dict)
@@ -85,12 +98,16 @@ class ReaderBench:
     first: int
     frames: int
     total_frames: int
+    hold: int
     every_frame: bool
     cpu: int | None
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     readers: list[ReaderFigures] = field(default_factory=list)
     rss_peak_mb: float = 0.0
+    reader_rss_mb: float = 0.0
+    """Peak RSS of a process that only reads the clip's first frames with the locator's reader
+    (what ``ducktable run``'s camera side holds, without the renderer and the other reader)."""
 
     @property
     def events_equal(self) -> bool:
@@ -130,7 +147,7 @@ def first_clear_ms(shots: Sequence[Shot]) -> dict[int, int]:
 
 
 def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None = 900,
-        every_frame: bool = False, classifier: Any = None, pin_core: bool = True,
+        hold: int = HOLD, every_frame: bool = False, classifier: Any = None, pin_core: bool = True,
         progress: Callable[[str], None] | None = None) -> ReaderBench:
     """Play ``frames`` frames (None: all) of DUCK game ``seed`` from frame ``first`` into both
     readers (see the module notes) and measure them."""
@@ -139,7 +156,7 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
     cv2.setNumThreads(1)
     cpu = _pin_one_core() if pin_core else None
     game = bot_game("duck", seed, players)
-    shots = script_for(game, seed)
+    shots = script_for(game, seed, hold=hold)
     total = len(shots)
     clip = shots[first:] if frames is None else shots[first:first + frames]
     if not clip:
@@ -150,7 +167,7 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
     renderer = TableRenderer("duck", layout, seed, look=look)
     empty, _ = reading_view(renderer.empty_picture())
     classifier = classifier or CardClassifier.load(threads=1)
-    bench = ReaderBench(seed, players, first, len(clip), total, every_frame, cpu, os.getloadavg())
+    bench = ReaderBench(seed, players, first, len(clip), total, hold, every_frame, cpu, os.getloadavg())
     g = make_game("duck", game.options)
     truth = [g.public_event(e) for e in game.events]
     with tempfile.TemporaryDirectory(prefix="ducktable-bench-reader-") as folder:
@@ -168,8 +185,12 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
             for event in truth[:clip[0].event_index]:
                 lane.state.apply_or_raise(event)
         said = time.monotonic()
+        pictures = Path(folder) / "frames"
+        pictures.mkdir()
         for n, shot in enumerate(clip):
             picture = renderer.frame(shot, first + n)
+            if n < RSS_FRAMES:
+                cv2.imwrite(str(pictures / f"{n:05d}.jpg"), picture, [cv2.IMWRITE_JPEG_QUALITY, 95])
             arrives_next = clip[n + 1].ts if n + 1 < len(clip) else float("inf")
             for lane in (lanes if n % 2 == 0 else lanes[::-1]):
                 lane.step(_Frame(picture, float(shot.ts)), shot, arrives_next, every_frame, truth, clear)
@@ -179,6 +200,7 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
         for lane in lanes:
             lane.figures.counts = lane.reader.counts
             bench.readers.append(lane.figures)
+        bench.reader_rss_mb = _reader_alone_rss_mb(Path(path), pictures, players)
     bench.load_after = os.getloadavg()
     bench.rss_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return bench
@@ -193,9 +215,12 @@ class _Lane:
     state: State
     free_at: float = 0.0
     lagging: int = 0
+    waiting: int = 0
 
     def step(self, frame: _Frame, shot: Shot, arrives_next: float, every_frame: bool,
              truth: Sequence[Event], clear: dict[int, int]) -> None:
+        if self.figures.stopped:
+            return
         if not every_frame and self.free_at >= arrives_next:
             self._person(shot, truth)
             return  # busy until a newer frame came: this one is never read
@@ -221,10 +246,38 @@ class _Lane:
         """Enter the next true event on the phone when the camera lags too long behind."""
         behind = shot.event_index > len(self.state.history)
         self.lagging = self.lagging + 1 if behind and not progressed else 0
-        if self.lagging >= LAG_FRAMES:
-            self.state.apply_or_raise(truth[len(self.state.history)])
+        self.waiting = self.waiting + 1 if behind and self.reader.pending is not None else 0
+        if self.lagging >= LAG_FRAMES or self.waiting >= PATIENCE_FRAMES:
+            k = len(self.state.history)
+            verdict = self.state.apply(truth[k])
+            if not verdict.ok:  # an earlier camera event was wrong: this reader's game ends here
+                self.figures.stopped = f"{shot.ts / 1000:.1f} s into the video: the true event #{k} was refused: {verdict}"
+                return
             self.figures.by_hand += 1
-            self.lagging = 0
+            self.lagging = self.waiting = 0
+
+
+def _reader_alone_rss_mb(calibration: Path, pictures: Path, players: int) -> float:
+    """Peak RSS (MB) of a fresh process reading ``pictures`` with the locator's reader."""
+    done = subprocess.run([sys.executable, "-m", "ducktable.bench.reader", str(calibration),
+                           str(pictures), str(players)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the reader's memory could not be measured: {done.stderr.strip()[-500:]}")
+    return float(done.stdout.split()[-1])
+
+
+def _read_alone(calibration: Path, pictures: Path, players: int) -> float:
+    """Read every picture in ``pictures`` as ``ducktable run`` does; this process's peak RSS."""
+    from ducktable.vision.classify import CardClassifier
+
+    cv2.setNumThreads(1)
+    reader = CameraTableReader(calibration, classifier=CardClassifier.load(threads=1), detector="network")
+    state = make_game("duck").new_state([f"P{k + 1}" for k in range(players)], observer=True)
+    for n, file in enumerate(sorted(pictures.glob("*.jpg"))):
+        image = cv2.imread(str(file), cv2.IMREAD_COLOR)
+        for event in reader.events(state, _Frame(image, n * 1000 / 15)):
+            state.apply_or_raise(event)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _pin_one_core() -> int | None:
@@ -247,7 +300,8 @@ def report(bench: ReaderBench) -> str:
     how = "every frame read (queued)" if bench.every_frame else "the newest frame when free"
     lines = [
         f"reader bench: DUCK seed {bench.seed}, {bench.players} players, frames {bench.first}-{last} "
-        f"of {bench.total_frames} (1280x720, camera-like, 15 fps video; {how})",
+        f"of {bench.total_frames} (1280x720, camera-like, 15 fps video, the table still {bench.hold} "
+        f"frames after each change; {how})",
         f"one core: {'cpu ' + str(bench.cpu) if bench.cpu is not None else 'not pinned'}; load average "
         f"{bench.load_before[0]:.2f} before, {bench.load_after[0]:.2f} after",
         f"{'':34}{old.title:>26}{new.title:>18}",
@@ -277,7 +331,17 @@ def report(bench: ReaderBench) -> str:
                      f"still (the last reading repeated), {counts.get('fallback', 0)} searched again "
                      f"by edges; cards classified {counts.get('classified', 0)}, kept their name "
                      f"{counts.get('kept', 0)}")
+    for figures in bench.readers:
+        for said in figures.wrong_said:
+            lines.append(f"{figures.title}: wrong {said}")
+        if figures.stopped:
+            lines.append(f"{figures.title}: stopped at {figures.stopped}")
     lines.append(f"events the same (both readers): {'yes' if bench.events_equal else 'no'}")
-    lines.append(f"peak RSS: {bench.rss_peak_mb:.0f} MB (both readers, the renderer and the game "
-                 f"in one process)")
+    lines.append(f"peak RSS of the locator's reader alone: {bench.reader_rss_mb:.0f} MB (a fresh process "
+                 f"reading the first {RSS_FRAMES} frames as JPEG); of this bench's process: "
+                 f"{bench.rss_peak_mb:.0f} MB (both readers and the renderer's cache)")
     return "\n".join(lines)
+
+
+if __name__ == "__main__":  # the memory measurement's own process (see _reader_alone_rss_mb)
+    print(f"{_read_alone(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])):.1f}")
