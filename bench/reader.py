@@ -39,6 +39,9 @@ from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.layout import duck_layout
 from ducktable.vision.reader import CameraTableReader, calibration_path, empty_table_path, reading_view
 
+RECALL_EVERY = 10
+"""Every this many frames, where no hand is in the picture, both detectors alone look for the
+true cards (how often the locator misses a card the table video has, piles included)."""
 RSS_FRAMES = 60
 """Frames the locator's reader reads alone in a fresh process to measure its memory."""
 READERS = (("edges", "edge-map search (today)"), ("network", "card locator"))
@@ -105,6 +108,9 @@ class ReaderBench:
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     readers: list[ReaderFigures] = field(default_factory=list)
     rss_peak_mb: float = 0.0
+    recall: dict[str, int] = field(default_factory=lambda: {"cards": 0, "edges": 0, "network": 0})
+    """True cards on the frames looked at for recall (:data:`RECALL_EVERY`), and how many of
+    them each detector found alone."""
     reader_rss_mb: float = 0.0
     """Peak RSS of a process that only reads the clip's first frames with the locator's reader
     (what ``ducktable run``'s camera side holds, without the renderer and the other reader)."""
@@ -127,22 +133,32 @@ def same_event(a: Event, b: Event) -> bool:
 
 
 def first_clear_ms(shots: Sequence[Shot]) -> dict[int, int]:
-    """For each true event (by index), the timestamp of the first frame that shows the table as
-    it stands after the event with no hand over a zone the event changed; events that change
+    """For each true event (by index), the timestamp of the first frame that shows a part of
+    it plainly: the table differs from how it stood once the event before was plain to see (a
+    play's cards laid out, a card taken), with no hand over what differs. Events that change
     no zone (a card drawn from the deck) are left out."""
-    clear: dict[int, int] = {}
+    done: dict[int, int] = {}  # event -> the first frame showing the table after it, plainly
     starts = [i for i in range(1, len(shots)) if shots[i].event_index != shots[i - 1].event_index]
     for n, i in enumerate(starts):
         end = (starts[n + 1] if n + 1 < len(starts) else len(shots)) - 1
-        before, after = shots[i - 1].contents(), shots[end].contents()
-        changed = {name for name in set(before) | set(after) if before.get(name, ()) != after.get(name, ())}
-        if not changed:
+        shown = next((j for j in range(i, end + 1) if not shots[j].covered), None)
+        if shown is None:
             continue
-        shown = next((shots[j].ts for j in range(i, end + 1)
-                      if shots[j].contents() == after and not changed & shots[j].covered), None)
-        if shown is not None:
+        before, after = shots[i - 1].contents(), shots[shown].contents()
+        if any(before.get(name, ()) != after.get(name, ()) for name in set(before) | set(after)):
             for k in range(shots[i - 1].event_index, shots[i].event_index):
-                clear[k] = shown
+                done[k] = shown
+    clear: dict[int, int] = {}
+    since = 0
+    for k in sorted(done):
+        base = shots[since].contents()
+        for j in range(since + 1, done[k] + 1):
+            now = shots[j].contents()
+            differs = {name for name in set(base) | set(now) if base.get(name, ()) != now.get(name, ())}
+            if differs and not differs & shots[j].covered:
+                clear[k] = shots[j].ts
+                break
+        since = done[k]
     return clear
 
 
@@ -152,6 +168,7 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
     """Play ``frames`` frames (None: all) of DUCK game ``seed`` from frame ``first`` into both
     readers (see the module notes) and measure them."""
     from ducktable.vision.classify import CardClassifier
+    from ducktable.vision.locator import CardLocator
 
     cv2.setNumThreads(1)
     cpu = _pin_one_core() if pin_core else None
@@ -167,6 +184,7 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
     renderer = TableRenderer("duck", layout, seed, look=look)
     empty, _ = reading_view(renderer.empty_picture())
     classifier = classifier or CardClassifier.load(threads=1)
+    locator = CardLocator.load(threads=1)
     bench = ReaderBench(seed, players, first, len(clip), total, hold, every_frame, cpu, os.getloadavg())
     g = make_game("duck", game.options)
     truth = [g.public_event(e) for e in game.events]
@@ -191,6 +209,8 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
             picture = renderer.frame(shot, first + n)
             if n < RSS_FRAMES:
                 cv2.imwrite(str(pictures / f"{n:05d}.jpg"), picture, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            if n % RECALL_EVERY == 0 and not shot.covered:
+                _count_found(bench.recall, picture, renderer.card_quads(shot), locator)
             arrives_next = clip[n + 1].ts if n + 1 < len(clip) else float("inf")
             for lane in (lanes if n % 2 == 0 else lanes[::-1]):
                 lane.step(_Frame(picture, float(shot.ts)), shot, arrives_next, every_frame, truth, clear)
@@ -257,6 +277,16 @@ class _Lane:
             self.lagging = self.waiting = 0
 
 
+def _count_found(recall: dict[str, int], picture: np.ndarray, true_quads: Sequence[np.ndarray],
+                 locator: Any) -> None:
+    """Add the true cards of ``picture`` and those each detector finds (IoU 0.5 or more)."""
+    from ducktable.vision.detect import detect_cards, quad_iou
+
+    recall["cards"] += len(true_quads)
+    for name, found in (("edges", detect_cards(picture)), ("network", detect_cards(picture, locator=locator))):
+        recall[name] += sum(any(quad_iou(q, d.quad) >= 0.5 for d in found) for q in true_quads)
+
+
 def _reader_alone_rss_mb(calibration: Path, pictures: Path, players: int) -> float:
     """Peak RSS (MB) of a fresh process reading ``pictures`` with the locator's reader."""
     done = subprocess.run([sys.executable, "-m", "ducktable.bench.reader", str(calibration),
@@ -267,7 +297,8 @@ def _reader_alone_rss_mb(calibration: Path, pictures: Path, players: int) -> flo
 
 
 def _read_alone(calibration: Path, pictures: Path, players: int) -> float:
-    """Read every picture in ``pictures`` as ``ducktable run`` does; this process's peak RSS."""
+    """Read every picture in ``pictures`` as ``ducktable run`` does; this process's peak RSS
+    (VmHWM: ``ru_maxrss`` would report the parent's, inherited across fork and exec)."""
     from ducktable.vision.classify import CardClassifier
 
     cv2.setNumThreads(1)
@@ -277,6 +308,9 @@ def _read_alone(calibration: Path, pictures: Path, players: int) -> float:
         image = cv2.imread(str(file), cv2.IMREAD_COLOR)
         for event in reader.events(state, _Frame(image, n * 1000 / 15)):
             state.apply_or_raise(event)
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -331,6 +365,11 @@ def report(bench: ReaderBench) -> str:
                      f"still (the last reading repeated), {counts.get('fallback', 0)} searched again "
                      f"by edges; cards classified {counts.get('classified', 0)}, kept their name "
                      f"{counts.get('kept', 0)}")
+    cards = bench.recall["cards"]
+    if cards:
+        lines.append(f"true cards found by each detector alone, on every {RECALL_EVERY}th frame with no "
+                     f"hand: edge-map search {bench.recall['edges']} of {cards}, card locator "
+                     f"{bench.recall['network']} of {cards}")
     for figures in bench.readers:
         for said in figures.wrong_said:
             lines.append(f"{figures.title}: wrong {said}")

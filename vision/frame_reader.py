@@ -39,19 +39,21 @@ class FrameReader:
 
     Two ways to find the cards. Without a ``locator``, the edge-map search reads every frame in
     full. With one (``ducktable run``'s way), a frame where nothing moved since the last one
-    read in full (:class:`~.still_gate.StillGate`) repeats that reading; a moved one is searched
-    by the card locator, and only the cards whose place changed are classified again (the rest
-    keep their names).
+    read in full (:class:`~.still_gate.StillGate`) keeps that reading's cards and covered
+    zones; a moved one is searched by the card locator, and only the cards whose place changed
+    are classified again (the rest keep their names).
 
     The stability tracking downstream trusts a card once several frames agree on it, so a
-    repeated reading must never stand in for those frames: a card keeps its name without a
-    new look only once :data:`SETTLED` readings of it in a row, each classified afresh, agreed,
-    and a still frame repeats the last reading only when every card on it is settled so. Every
-    :data:`FULL_EVERY` frames all cards are classified afresh (a misread can then be mended by
-    what later frames show). Where the locator's reading is in doubt - a zone said covered where
-    no hand is (a patch no card it found explains: a card it missed) - the frame is searched
-    again by the edge-map search, and that reading stands. The snapshots go to the same stability tracking and rules engine
-    either way: the gate only spares work, it never makes an event.
+    repeated reading must never stand in for those frames: a card keeps its name without a new
+    look only once :data:`SETTLED` readings of it in a row, each classified afresh, agreed; on a
+    still frame the cards not yet settled are cut from it and classified afresh. Every
+    :data:`FULL_EVERY` frames the frame is searched and every card classified afresh (a misread
+    can then be mended by what later frames show). Where the locator's reading is in doubt - a
+    zone said covered where no hand is (a patch no card it found explains: a card it missed) -
+    the frame is searched again by the edge-map search, and that reading stands; a settled card
+    found so stays in later readings while nothing changes around it. The snapshots go to the
+    same stability tracking and rules engine either way: this only spares work, it never makes
+    an event.
     """
 
     REUSE_PX = 3.0
@@ -90,8 +92,10 @@ class FrameReader:
         still = self._gate.look(small)
         self._since_full += 1
         refresh = self._since_full >= self.FULL_EVERY
-        if still and not refresh and self._last is not None and self._last.settled(self.SETTLED):
+        if still and not refresh and self._last is not None:
             self.counts["still"] += 1
+            if not self._last.settled(self.SETTLED):
+                self._last = self._look_again(frame, detail, self._last, self.classify)
             return TableSnapshot(ts, self._last.zones, index)
         if refresh:
             self._since_full = 0
@@ -117,7 +121,9 @@ class FrameReader:
             assert truth is not None, "without a classifier the true shot gives the labels"
             labels = [self._true_label(d.quad, truth) for d in found]
         t2 = time.perf_counter()
-        reading = self._zoned(frame, found, labels)
+        cards = [_Named(d.quad, d.area, name, conf, _agreed(self._same_card(d), name, fresh=True))
+                 for d, (name, conf) in zip(found, labels, strict=True)]
+        reading = self._zoned(frame, cards)
         self.seconds["detect"] += t1 - t0
         self.seconds["classify"] += t2 - t1
         self.seconds["zones"] += time.perf_counter() - t2
@@ -139,18 +145,44 @@ class FrameReader:
             asked = [found[i] for i in fresh]
             for i, d, label in zip(fresh, asked, classify(asked), strict=True):
                 found[i], labels[i] = d, label  # (a second look may cut the card anew)
-        self.counts["classified"] += len(fresh)
-        self.counts["kept"] += len(found) - len(fresh)
         t2 = time.perf_counter()
-        named = [label for label in labels if label is not None]  # (every one by now)
         asked_now = set(fresh)
-        agreed = [1 if card is None or card.label != name else card.agreed + (i in asked_now)
-                  for i, (card, (name, _)) in enumerate(zip(before, named, strict=True))]
-        reading = self._zoned(frame, found, named, agreed)
+        cards = [_Named(d.quad, d.area, label[0], label[1], _agreed(card, label[0], fresh=i in asked_now))
+                 for i, (d, card, label) in enumerate(zip(found, before, labels, strict=True))
+                 if label is not None]  # (every one by now)
+        carried = [] if fresh_all else self._carried(cards)
+        self.counts["classified"] += len(fresh)
+        self.counts["kept"] += len(found) - len(fresh) + len(carried)
+        reading = self._zoned(frame, cards + carried)
         self.seconds["detect"] += t1 - t0
         self.seconds["classify"] += t2 - t1
         self.seconds["zones"] += time.perf_counter() - t2
         return reading
+
+    def _look_again(self, frame: np.ndarray, detail: np.ndarray | None, last: _Reading,
+                    classify: Classify) -> _Reading:
+        """Nothing moved since ``last``: the cards lie where they lay and the same zones are
+        covered, but each card not yet settled is cut from this frame and classified afresh
+        (its own new reading for the stability tracker, never a copy of the last one)."""
+        from .detect import crop_card
+
+        t0 = time.perf_counter()
+        source = frame if detail is None else detail
+        to_source = np.float32(source.shape[1] / frame.shape[1])
+        unsettled = [i for i, card in enumerate(last.cards) if card.agreed < self.SETTLED]
+        asked = []
+        for i in unsettled:
+            quad = last.cards[i].quad
+            in_source = quad * to_source
+            asked.append(Detection(quad, crop_card(source, in_source), 1.0, last.cards[i].area, source, in_source))
+        cards = list(last.cards)
+        for i, d, (name, conf) in zip(unsettled, asked, classify(asked), strict=True):
+            cards[i] = _Named(d.quad, d.area, name, conf, _agreed(last.cards[i], name, fresh=True))
+        self.counts["classified"] += len(asked)
+        self.counts["kept"] += len(cards) - len(asked)
+        seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
+        self.seconds["classify"] += time.perf_counter() - t0
+        return _Reading(zone_reads(self.layout, seen, last.covered), cards, last.covered, last.hands)
 
     def _same_card(self, detection: Detection) -> _Named | None:
         """The card of the last full reading this one is: same place, same size, nothing
@@ -164,17 +196,25 @@ class FrameReader:
                 return card
         return None
 
-    def _zoned(self, frame: np.ndarray, found: Sequence[Detection],
-               labels: Sequence[tuple[str, float]], agreed: Sequence[int] | None = None) -> _Reading:
-        seen = [SeenCard(d.quad, lab, conf) for d, (lab, conf) in zip(found, labels, strict=True)]
-        covered = self.cover.covered(frame, [d.quad for d in found])
+    def _carried(self, found: Sequence[_Named]) -> list[_Named]:
+        """Settled cards of the last reading that the locator did not find now (a card the
+        edge-map search found for it), where nothing changed: they lie there still. Without
+        them the locator would miss the same card frame after frame, each time a fallback."""
+        from .detect import quad_iou
+
+        if self._last is None:
+            return []
+        return [card for card in self._last.cards
+                if card.agreed >= self.SETTLED and not self._gate.changed_at(card.quad)
+                and all(quad_iou(card.quad, other.quad) < 0.2 for other in found)]
+
+    def _zoned(self, frame: np.ndarray, cards: Sequence[_Named]) -> _Reading:
+        seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
+        covered = self.cover.covered(frame, [c.quad for c in cards])
         near_hand = cv2.dilate(self.cover.hand_mask.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         hands = {name for name in covered if near_hand[self.cover.masks[name]].any()}
         zones = zone_reads(self.layout, seen, covered)
-        agreed = agreed if agreed is not None else [1] * len(found)
-        cards = [_Named(d.quad, d.area, lab, conf, n)
-                 for d, (lab, conf), n in zip(found, labels, agreed, strict=True)]
-        return _Reading(zones, cards, frozenset(covered), frozenset(hands))
+        return _Reading(zones, list(cards), frozenset(covered), frozenset(hands))
 
     def _true_label(self, quad: np.ndarray, truth: ShowsContents) -> tuple[str, float]:
         centre = self.layout.to_table(quad.mean(axis=0, keepdims=True))[0]
@@ -190,6 +230,14 @@ class FrameReader:
         dist = [math.hypot(centre[0] - x, centre[1] - y) for x, y in spots[:len(cards)]]
         k = int(np.argmin(dist))
         return (cards[k], 0.95) if dist[k] < 30 else (UNKNOWN, 0.1)
+
+
+def _agreed(before: _Named | None, label: str, *, fresh: bool) -> int:
+    """Fresh readings in a row that named the card ``label``: one more than ``before`` had
+    when it is the same card, named the same, looked at afresh now."""
+    if before is None or before.label != label:
+        return 1
+    return before.agreed + fresh
 
 
 @dataclass(frozen=True)
@@ -213,8 +261,7 @@ class _Reading:
     hands: frozenset[str]
 
     def settled(self, needed: int) -> bool:
-        """Every card's name agreed ``needed`` fresh readings in a row, and the reading was
-        not in doubt (a doubtful one is read again)."""
+        """Every card's name agreed ``needed`` fresh readings in a row."""
         return all(card.agreed >= needed for card in self.cards)
 
     def doubtful(self) -> bool:
