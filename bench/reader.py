@@ -31,8 +31,8 @@ from typing import Any
 
 import cv2
 import numpy as np
-from ducktable.rules.core import Event, State
 from ducktable.rules import make_game
+from ducktable.rules.core import Event, State
 from ducktable.sim.table_video import Shot, TableRenderer, bot_game, script_for
 from ducktable.vision.augment import CaptureLook
 from ducktable.vision.calibrate import calibrate_from_markers
@@ -271,7 +271,8 @@ class _Lane:
             k = len(self.state.history)
             verdict = self.state.apply(truth[k])
             if not verdict.ok:  # an earlier camera event was wrong: this reader's game ends here
-                self.figures.stopped = f"{shot.ts / 1000:.1f} s into the video: the true event #{k} was refused: {verdict}"
+                self.figures.stopped = (f"{shot.ts / 1000:.1f} s into the video: the true event #{k} "
+                                        f"was refused: {verdict}")
                 return
             self.figures.by_hand += 1
             self.lagging = self.waiting = 0
@@ -306,6 +307,8 @@ def _read_alone(calibration: Path, pictures: Path, players: int) -> float:
     state = make_game("duck").new_state([f"P{k + 1}" for k in range(players)], observer=True)
     for n, file in enumerate(sorted(pictures.glob("*.jpg"))):
         image = cv2.imread(str(file), cv2.IMREAD_COLOR)
+        if image is None:
+            raise RuntimeError(f"cannot read {file}")
         for event in reader.events(state, _Frame(image, n * 1000 / 15)):
             state.apply_or_raise(event)
     for line in Path("/proc/self/status").read_text().splitlines():

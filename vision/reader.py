@@ -441,8 +441,9 @@ def make_table_reader(camera: Any, data_dir: str | Path, *, classifier: Any = No
     """The factory ``[camera] reader`` names (device/cli_run.py calls it with the camera
     settings and the data folder). Reads ``camera.table`` (which calibration, default
     "default"), ``camera.model`` (a classifier .onnx, default the shipped one),
-    ``camera.drift_every`` and ``camera.detector`` ("network" or "edges") when present. Never fails for a missing calibration or model: the
-    reader reports those as its :attr:`~CameraTableReader.problem`."""
+    ``camera.drift_every`` and ``camera.detector`` ("network" or "edges") when present. Never
+    fails for a missing calibration or model: the reader reports those as its
+    :attr:`~CameraTableReader.problem`."""
     data = Path(data_dir)
     table = str(getattr(camera, "table", "") or "default")
     return CameraTableReader(

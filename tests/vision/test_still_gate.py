@@ -5,8 +5,11 @@ a moved card is looked at again, a card the locator missed sends the frame to th
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 from ducktable.rules.snapshot import TableSnapshot
 from ducktable.sim import table_video
 from ducktable.vision.augment import CaptureLook
@@ -17,7 +20,7 @@ from ducktable.vision.frame_reader import FrameReader
 from ducktable.vision.layout import TableLayout, duck_layout
 from ducktable.vision.locator import CardLocator
 from ducktable.vision.pipeline import game_namer
-from ducktable.vision.reader import reading_view
+from ducktable.vision.reader import make_table_reader, reading_view
 from ducktable.vision.still_gate import StillGate
 
 SEED = 7
@@ -79,13 +82,15 @@ def test_a_still_table_is_classified_until_settled_then_repeated() -> None:
     cards = namer.asked
     assert cards >= 3
     snapshots = [reader.read(frames[i % 2], 67 * i, i) for i in range(1, FrameReader.SETTLED)]
-    assert namer.asked == cards * FrameReader.SETTLED  # every card looked at afresh each time
+    # still frames, but each card is cut from each and looked at afresh until settled
+    assert namer.asked == cards * FrameReader.SETTLED
     assert all(_labels(s) == _labels(first) for s in snapshots)
     before = namer.asked
     for i in range(FrameReader.SETTLED, FrameReader.FULL_EVERY - 1):
         assert reader.read(frames[i % 2], 67 * i, i).zones == snapshots[-1].zones
     assert namer.asked == before  # settled and still: the reading repeated, nobody asked
-    assert reader.counts["still"] == FrameReader.FULL_EVERY - 1 - FrameReader.SETTLED
+    # every frame after the first was still: the locator searched none of them
+    assert reader.counts["still"] == FrameReader.FULL_EVERY - 2
     reader.read(frames[0], 67 * 99, 99)  # a second on: every card classified afresh again
     assert namer.asked == before + cards
 
@@ -112,3 +117,10 @@ class _Blind:
 
     def locate(self, image: np.ndarray) -> list[tuple[np.ndarray, float]]:
         return self.locator.locate(image)[1:]
+
+
+def test_run_reads_with_the_locator_unless_the_settings_say_edges(tmp_path: Path) -> None:
+    assert make_table_reader(SimpleNamespace(), tmp_path).detector == "network"
+    assert make_table_reader(SimpleNamespace(detector="edges"), tmp_path).detector == "edges"
+    with pytest.raises(ValueError, match="unknown detector 'yolo'; use one of network, edges"):
+        make_table_reader(SimpleNamespace(detector="yolo"), tmp_path)
