@@ -83,7 +83,7 @@ class CameraConfig:
     """Frames between two checks that the camera has not been moved since calibration."""
     detector: str = "network"
     """How the card games' cards are found: "network" (the card locator, the edge-map search
-    where it is in doubt) or "edges" (the edge-map search on every frame, about 4 times slower)."""
+    where it is in doubt) or "edges" (the edge-map search on every frame, about 3 times the CPU)."""
 
 
 @dataclass(frozen=True)
