@@ -139,6 +139,38 @@ def _run_boards(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- `ducktable run`'s table reader, edge-map search against card locator (bench/reader.py) ----
+
+
+def _reader_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="the DUCK bot game to render (default 0)")
+    p.add_argument("--players", type=int, default=3, choices=(3, 4, 5), help="seats (default 3)")
+    p.add_argument("--first", type=int, default=0, help="first frame of the video to play (default 0)")
+    p.add_argument("--frames", type=int, default=900,
+                   help="frames to play, 0 for the whole game (default 900: a minute at 15 fps)")
+    p.add_argument("--every-frame", action="store_true",
+                   help="both readers read every frame, queued (default: each reads the newest "
+                        "frame when it is free, as `ducktable run` does)")
+
+
+def _run_reader(args: argparse.Namespace) -> int:
+    from ducktable.bench import reader as bench
+    from ducktable.vision.classify import ModelError
+
+    if args.first < 0 or args.frames < 0:
+        raise UserError("--first and --frames must not be negative")
+    try:
+        figures = bench.run(seed=args.seed, players=args.players, first=args.first,
+                            frames=args.frames or None, every_frame=args.every_frame,
+                            progress=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    except ValueError as exc:
+        raise UserError(f"{exc}; choose an earlier --first") from None
+    print(bench.report(figures))
+    return 0
+
+
 # ---- whole games through the table-reading path (vision/game_replays.py) --------------------------
 
 
@@ -353,6 +385,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
               _photos_options, _run_photos, in_all=False),
     Benchmark("party", "a party across Pis on loopback: result delivery, a broker outage",
               _party_options, _run_party),
+    Benchmark("reader", "`ducktable run`'s reader, edge-map search and card locator paired: CPU ms per "
+              "frame, fps, latency to the store, RSS", _reader_options, _run_reader),
     Benchmark("layouts", "layout enrolment: cards read at their grid place, ms per layout photo",
               _layouts_options, _run_layouts),
 )

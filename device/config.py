@@ -81,6 +81,9 @@ class CameraConfig:
     """A card classifier .onnx to use instead of the shipped one (empty: the shipped one)."""
     drift_every: int = 30
     """Frames between two checks that the camera has not been moved since calibration."""
+    detector: str = "network"
+    """How the card games' cards are found: "network" (the card locator, the edge-map search
+    where it is in doubt) or "edges" (the edge-map search on every frame, about 3 times the CPU)."""
 
 
 @dataclass(frozen=True)
@@ -227,6 +230,9 @@ def _check(config: Config, where: str) -> None:
                           f"got {table!r}")
     if not 1 <= config.camera.drift_every <= 100_000:
         raise ConfigError(f"{where}: [camera] drift_every must be 1 to 100000 frames")
+    if config.camera.detector not in ("network", "edges"):
+        raise ConfigError(f"{where}: [camera] detector must be \"network\" or \"edges\", "
+                          f"got {config.camera.detector!r}")
     if ":" not in config.camera.reader:
         raise ConfigError(f"{where}: [camera] reader must look like \"package.module:function\"")
 

@@ -50,7 +50,8 @@ With a card locator (``detect_cards(..., locator=...)``, :mod:`ducktable.vision.
 small network's first look replaces steps 1 and 3-7: it gives every card's rough corners at
 once, and only step 2 remains, with a longer reach (:func:`_fitted`). That is about three
 times faster on a 12-card table; the edge-map search stays for pictures unlike the tables the
-network was trained on (close-ups, enrolment photos, piles in the table reader).
+network was trained on (close-ups, enrolment photos) and, in the table reader, for a frame where
+the locator missed a card (:class:`~ducktable.vision.frame_reader.FrameReader`).
 
 Where each step lives: this module keeps the public API (:func:`detect_cards`,
 :class:`Detection`, cutting crops) and the two searches that tie the steps together;

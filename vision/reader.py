@@ -142,7 +142,16 @@ class CameraTableReader:
 
     def __init__(self, layout_path: Path, *, decks_dir: Path | None = None, model: str | None = None,
                  classifier: Any = None, drift_every: int = DRIFT_EVERY,
-                 clock: Callable[[], float] = time.time, recheck_s: float = RECHECK_S) -> None:
+                 clock: Callable[[], float] = time.time, recheck_s: float = RECHECK_S,
+                 detector: str = "network") -> None:
+        """``detector``: "network", the card locator with the edge-map search where it is in
+        doubt (see :class:`~.frame_reader.FrameReader`), or "edges", the edge-map search on
+        every frame (:data:`~.locator.DETECTORS`)."""
+        from .locator import DETECTORS
+
+        if detector not in DETECTORS:
+            raise ValueError(f"unknown detector {detector!r}; use one of {', '.join(DETECTORS)}")
+        self.detector = detector
         self.layout_path = Path(layout_path)
         self.decks_dir = decks_dir
         self.model = model or None
@@ -155,6 +164,7 @@ class CameraTableReader:
         self.frames = 0
         self.seconds: dict[str, float] = {"read": 0.0, "follow": 0.0, "drift": 0.0}
         self._classifier = classifier
+        self._locator: Any = None
         self._saved: TableLayout | None = None
         self._stamp: tuple[float, float] | None = None  # (layout, empty picture) mtimes read
         self._checked_at = -1e18
@@ -183,6 +193,13 @@ class CameraTableReader:
             self._skip(f"it could not be read ({type(exc).__name__}: {exc})")
             log.debug("frame %d failed", self.frames, exc_info=True)
             return []
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How the current game's card path spent its frames: read, still (the last reading
+        repeated), fallback (searched again by edges), cards classified and kept (empty for the
+        board games, or before a game is read)."""
+        return dict(self._view.counts) if self._view is not None else {}
 
     def take_mends(self) -> list[Mend]:
         """Earlier camera events the camera mended itself since the last call (the table showed
@@ -377,7 +394,7 @@ class CameraTableReader:
             return self._view
         assert self._saved is not None and self._empty is not None
         try:
-            self._view = table_view(state, self._saved, self._empty, self._classify_for)
+            self._view = table_view(state, self._saved, self._empty, self._classify_for, self._card_locator())
         except LayoutError as exc:
             self._view = None
             self._say(f"{exc}; enter the events of {state.game.title or state.game.name} on the phone")
@@ -389,6 +406,24 @@ class CameraTableReader:
             return None
         self._view_key = key
         return self._view
+
+    def _card_locator(self) -> Any:
+        """The card locator, loaded once; None for the edge-map search alone, or (with a log
+        line) when the locator cannot be loaded: the edge-map search reads every frame then."""
+        if self.detector != "network":
+            return None
+        if self._locator is None:
+            from .classify import ModelError
+            from .locator import CardLocator
+
+            try:
+                self._locator = CardLocator.load(threads=1)
+            except ModelError as exc:
+                log.warning("camera: the card locator cannot be loaded (%s); the slower edge-map "
+                            "search finds the cards instead", exc)
+                self.detector = "edges"
+                return None
+        return self._locator
 
     def _classify_for(self, game: str) -> Classify:
         if self._classifier is None:
@@ -405,9 +440,10 @@ class CameraTableReader:
 def make_table_reader(camera: Any, data_dir: str | Path, *, classifier: Any = None) -> CameraTableReader:
     """The factory ``[camera] reader`` names (device/cli_run.py calls it with the camera
     settings and the data folder). Reads ``camera.table`` (which calibration, default
-    "default"), ``camera.model`` (a classifier .onnx, default the shipped one) and
-    ``camera.drift_every`` when present. Never fails for a missing calibration or model: the
-    reader reports those as its :attr:`~CameraTableReader.problem`."""
+    "default"), ``camera.model`` (a classifier .onnx, default the shipped one),
+    ``camera.drift_every`` and ``camera.detector`` ("network" or "edges") when present. Never
+    fails for a missing calibration or model: the reader reports those as its
+    :attr:`~CameraTableReader.problem`."""
     data = Path(data_dir)
     table = str(getattr(camera, "table", "") or "default")
     return CameraTableReader(
@@ -416,4 +452,5 @@ def make_table_reader(camera: Any, data_dir: str | Path, *, classifier: Any = No
         model=str(getattr(camera, "model", "") or "") or None,
         classifier=classifier,
         drift_every=int(getattr(camera, "drift_every", DRIFT_EVERY) or DRIFT_EVERY),
+        detector=str(getattr(camera, "detector", "") or "network"),
     )

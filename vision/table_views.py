@@ -12,7 +12,7 @@ Ducks. Readers are imported when a game needs them, so a card game never loads t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from ducktable.rules.core import State
 from ducktable.rules.infer_base import Inferrer
 from ducktable.rules.snapshot import TableSnapshot
 
+from .detect import LocatesCards
 from .layout import LayoutError, TableLayout
 from .pipeline import Classify
 
@@ -35,6 +36,9 @@ class TableView:
     read: Callable[[np.ndarray, int, int, np.ndarray | None], TableSnapshot]
     """(reading view, ts, frame index, full-resolution picture or None) -> snapshot."""
     inferrer: Callable[[], Inferrer]
+    counts: dict[str, int] = field(default_factory=dict)
+    """How the card path spent its frames (:attr:`~.frame_reader.FrameReader.counts`); empty
+    for the board games."""
 
 
 def game_layout(game: str, players: int, options: dict[str, Any]) -> TableLayout:
@@ -86,10 +90,12 @@ def inferrer_for(game: str) -> Inferrer:
 
 
 def table_view(state: State, saved: TableLayout, empty: np.ndarray,
-               classify: Callable[[str], Classify]) -> TableView:
+               classify: Callable[[str], Classify], locator: LocatesCards | None = None) -> TableView:
     """How to read ``state``'s game on the table calibrated as ``saved``. The saved zones are
     used when they are this game's for this many players, else the game's default zones with
-    the saved camera view. Raises LayoutError (uncalibrated, unknown game)."""
+    the saved camera view. ``locator``: the card games find their cards with it (see
+    :class:`~.frame_reader.FrameReader`); None: by the edge-map search on every frame. Raises
+    LayoutError (uncalibrated, unknown game)."""
     game, n = state.game.name, state.num_players
     default = game_layout(game, n, dict(state.game.options))
     if saved.homography is None:
@@ -129,9 +135,9 @@ def table_view(state: State, saved: TableLayout, empty: np.ndarray,
         return TableView(layout, read_line, lambda: inferrer_for(game))
     from .frame_reader import FrameReader
 
-    cards = FrameReader(layout, empty, game, classify(game))
+    cards = FrameReader(layout, empty, game, classify(game), locator=locator)
 
     def read_cards(image: np.ndarray, ts: int, index: int, detail: np.ndarray | None) -> TableSnapshot:
         return cards.read(image, ts, index, detail=detail)
 
-    return TableView(layout, read_cards, lambda: inferrer_for(game))
+    return TableView(layout, read_cards, lambda: inferrer_for(game), cards.counts)

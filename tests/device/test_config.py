@@ -42,7 +42,9 @@ quack_buttons = [17, 27, 22]
 [camera]
 source = "0"
 options = { width = 1280 }
+detector = "edges"
 """))
+    assert config.camera.detector == "edges" and Config().camera.detector == "network"
     assert config.server.port == 8080 and config.table.pin == "2468"
     assert config.cues.seat_leds == (5, "GPIO6", 13) and config.cues.quack_buttons == (17, 27, 22)
     assert config.camera.options == {"width": 1280}
@@ -62,6 +64,7 @@ options = { width = 1280 }
         ("[cues]\nenabled = \"yes\"", r"enabled must be true or false"),
         ("[cues]\npin_factory = \"gpio\"", r"pin_factory must be"),
         ("[camera]\nreader = \"nocolon\"", r"reader must look like"),
+        ("[camera]\ndetector = \"yolo\"", r"\[camera\] detector must be \"network\" or \"edges\""),
         ("[server\nport = 1", r"is not valid TOML"),
     ],
 )
