@@ -1,8 +1,14 @@
-"""Fixtures for the web tests: an app on a temporary store, a client, CSRF and PIN helpers.
+"""Fixtures for the web tests: an app on a temporary store, a client, CSRF and PIN helpers,
+and the real browser.
 
 Following flaskr's tests/conftest.py: ``app`` builds the application with a test
 configuration, ``client`` talks to it. ``Phone`` wraps a client the way a phone uses the
 pages: it reads the CSRF token from a page and posts forms with it.
+
+The browser tests share one Chromium (Debian's, driven by Playwright) per test process: the
+``browser`` fixture is session-scoped and started by the first test that asks for it. Each test
+gets fresh browser contexts (``open_phone``, or ``page`` for one phone), so no cookie, stored
+seat or PIN carries from one test to the next.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from ducktable.device.demo import next_event
@@ -20,10 +26,99 @@ from ducktable.rules.core import RandomBot
 from ducktable.web import create_app
 from flask import Flask
 from flask.testing import FlaskClient
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 PIN = "4821"
 PLAYERS = ["Ada", "Bo", "Cy"]
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One Chromium for the whole test process (each xdist worker starts its own)."""
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+# What a phone's page must be at arm's length, measured in the browser: text (16 px or more),
+# tap targets (44 px tall or more), the chart's axes, the nav on screen, the turn line.
+MEASURE = """() => {
+  const seen = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
+  const small = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el.closest("svg, script, style, noscript") || !seen(el)) continue;
+    const text = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
+      .map((n) => n.textContent.trim()).join("");
+    if (!text) continue;
+    const px = parseFloat(getComputedStyle(el).fontSize);
+    if (px < 16) small.push(`${el.tagName}.${el.className} ${px}px "${text.slice(0, 30)}"`);
+  }
+  const short = [];
+  for (const el of document.querySelectorAll(
+      "nav a, button, input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select")) {
+    if (!seen(el)) continue;
+    const h = el.getBoundingClientRect().height;
+    if (h < 44) short.push(`${el.tagName}.${el.className}[${el.name || el.textContent.trim()}] ${h}px`);
+  }
+  const axes = Array.from(document.querySelectorAll("svg.chart text.axis")).map(
+    (t) => t.getBoundingClientRect().height);
+  const nav = document.querySelector(".top nav");
+  const navHidden = nav ? nav.scrollWidth - nav.clientWidth : 0;  // links pushed off the screen
+  const turn = document.getElementById("turn");  // measured at once: the live board replaces it
+  const turnStyle = turn ? getComputedStyle(turn) : null;
+  return { small, short, axes, navHidden, turnPx: turnStyle ? parseFloat(turnStyle.fontSize) : 0,
+           turnWeight: turnStyle ? Number(turnStyle.fontWeight) : 0 };
+}"""
+
+
+def measured(page: Page) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate(MEASURE)
+    return result
+
+
+class OpenPhone(Protocol):
+    def __call__(self, *, timeout_ms: float = 10_000, init_script: str | None = None,
+                 **context: Any) -> Page: ...
+
+
+@pytest.fixture
+def open_phone(browser: Browser) -> Iterator[OpenPhone]:
+    """Opens a phone-sized tab in a fresh browser context (keyword arguments go to
+    ``new_context`` over the phone's defaults); every context is closed after the test."""
+    contexts = []
+
+    def open_tab(*, timeout_ms: float = 10_000, init_script: str | None = None,
+                 **context: Any) -> Page:
+        settings: dict[str, Any] = {"viewport": PHONE, "device_scale_factor": 2,
+                                    "is_mobile": True, "has_touch": True, **context}
+        opened = browser.new_context(**settings)
+        contexts.append(opened)
+        if init_script:  # the browser's own script: it runs before the page's, CSP or not
+            opened.add_init_script(script=init_script)
+        tab = opened.new_page()
+        tab.set_default_timeout(timeout_ms)
+        return tab
+
+    yield open_tab
+    for opened in contexts:
+        opened.close()
+
+
+@pytest.fixture
+def page(open_phone: OpenPhone) -> Page:
+    """One phone (390 x 844) in a fresh browser context."""
+    return open_phone()
 
 
 @pytest.fixture

@@ -23,10 +23,10 @@ from ducktable.device.store import MatchStore
 from ducktable.rules.core import RandomBot, State
 from ducktable.rules.decks import DECKS
 from ducktable.web import create_app
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 from werkzeug.serving import make_server
 
-from .test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, MEASURE, PHONE
+from .conftest import ARTIFACTS, MEASURE, PHONE, OpenPhone
 
 pytestmark = pytest.mark.browser
 
@@ -115,24 +115,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         store.close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-def phone(browser: Browser, scheme: str = "light", motion: str = "no-preference") -> Page:
-    context = browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True,
-                                  has_touch=True, color_scheme=scheme,  # type: ignore[arg-type]
-                                  reduced_motion=motion)  # type: ignore[arg-type]
+def phone(open_phone: OpenPhone, scheme: str = "light", motion: str = "no-preference") -> Page:
     # axe-core goes in before the page's own scripts (the page's CSP forbids inline scripts;
     # an init script is the browser's, not the page's)
-    context.add_init_script(script=AXE_JS)
-    tab = context.new_page()
-    tab.set_default_timeout(10_000)
-    return tab
+    return open_phone(device_scale_factor=1, color_scheme=scheme, reduced_motion=motion,
+                      init_script=AXE_JS)
 
 
 def serious_axe_problems(page: Page) -> list[str]:
@@ -160,125 +147,110 @@ DRAWN: dict[str, list[tuple[str, int]]] = {
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("game", list(DRAWN))
-def test_each_board_draws_the_table_on_a_phone(browser: Browser, site: Site, game: str,
+def test_each_board_draws_the_table_on_a_phone(open_phone: OpenPhone, site: Site, game: str,
                                                scheme: str) -> None:
-    page = phone(browser, scheme)
-    try:
-        page.goto(f"{site.url}/match/{site.matches[game]}?seat={MY_SEAT}")
-        for selector, least in DRAWN[game]:
-            found = page.locator(selector).count()
-            assert found >= least, f"{game}: {selector} drawn {found} times, want {least}+"
-        # every card is an image named in words (no label such as yellow-5 read out)
-        names = page.eval_on_selector_all(
-            "svg.cardsvg", "els => els.map(e => [e.getAttribute('role'), e.getAttribute('aria-label')])")
-        labels = set(DECKS[game].labels)
-        assert names and all(role == "img" and label and (label not in labels or "-" not in label)
-                             for role, label in names), names[:5]
-        # nothing wider than the phone; every seat's place inside the screen
-        width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        assert width[0] <= width[1], f"{game}: the page is {width[0]} px wide on a {width[1]} px screen"
-        for box in page.locator(".seatbox").all():
-            shape = box.bounding_box()
-            assert shape is not None and shape["x"] >= 0 and shape["x"] + shape["width"] <= PHONE["width"]
-        # text 16 px or more, targets 44 px or more, the turn line large
-        sizes = page.evaluate(MEASURE)
-        assert sizes["small"] == [] and sizes["short"] == [], (sizes["small"][:5], sizes["short"][:5])
-        assert sizes["turnPx"] >= 24 and sizes["turnWeight"] >= 700
-        # my seat first among the places
-        tops = page.eval_on_selector_all(
-            ".seatbox", "els => els.map(e => [e.dataset.seat, e.getBoundingClientRect().top])")
-        assert min(tops, key=lambda t: t[1])[0] == str(MY_SEAT - 1)
-        marked = page.eval_on_selector_all(  # my ducks on the line, my pawn by the river
-            ".owned", "els => els.map(e => [e.dataset.seat, getComputedStyle(e).boxShadow])")
-        assert all((shadow != "none") == (seat == str(MY_SEAT - 1)) for seat, shadow in marked)
-        if game in ("sitting", "ducky"):
-            assert any(seat == str(MY_SEAT - 1) for seat, _ in marked), marked
-        # no internals and no repeated score rows
-        words = page.inner_text("#board")
-        for internal in ("Elapsed ms", "Unseen", "Names classic", "Filled no", "Slots"):
-            assert internal not in words
-        assert words.count("Score\n") == 0
-        if scheme == "dark":  # the page really is dark
-            ground = page.evaluate("getComputedStyle(document.body).backgroundColor")
-            assert ground == "rgb(20, 20, 19)"
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"board-{game}-{scheme}.png"), full_page=True)
-        problems = serious_axe_problems(page)
-        assert not problems, f"{game} ({scheme}): " + "; ".join(problems)
-    finally:
-        page.context.close()
+    page = phone(open_phone, scheme)
+    page.goto(f"{site.url}/match/{site.matches[game]}?seat={MY_SEAT}")
+    for selector, least in DRAWN[game]:
+        found = page.locator(selector).count()
+        assert found >= least, f"{game}: {selector} drawn {found} times, want {least}+"
+    # every card is an image named in words (no label such as yellow-5 read out)
+    names = page.eval_on_selector_all(
+        "svg.cardsvg", "els => els.map(e => [e.getAttribute('role'), e.getAttribute('aria-label')])")
+    labels = set(DECKS[game].labels)
+    assert names and all(role == "img" and label and (label not in labels or "-" not in label)
+                         for role, label in names), names[:5]
+    # nothing wider than the phone; every seat's place inside the screen
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"{game}: the page is {width[0]} px wide on a {width[1]} px screen"
+    for box in page.locator(".seatbox").all():
+        shape = box.bounding_box()
+        assert shape is not None and shape["x"] >= 0 and shape["x"] + shape["width"] <= PHONE["width"]
+    # text 16 px or more, targets 44 px or more, the turn line large
+    sizes = page.evaluate(MEASURE)
+    assert sizes["small"] == [] and sizes["short"] == [], (sizes["small"][:5], sizes["short"][:5])
+    assert sizes["turnPx"] >= 24 and sizes["turnWeight"] >= 700
+    # my seat first among the places
+    tops = page.eval_on_selector_all(
+        ".seatbox", "els => els.map(e => [e.dataset.seat, e.getBoundingClientRect().top])")
+    assert min(tops, key=lambda t: t[1])[0] == str(MY_SEAT - 1)
+    marked = page.eval_on_selector_all(  # my ducks on the line, my pawn by the river
+        ".owned", "els => els.map(e => [e.dataset.seat, getComputedStyle(e).boxShadow])")
+    assert all((shadow != "none") == (seat == str(MY_SEAT - 1)) for seat, shadow in marked)
+    if game in ("sitting", "ducky"):
+        assert any(seat == str(MY_SEAT - 1) for seat, _ in marked), marked
+    # no internals and no repeated score rows
+    words = page.inner_text("#board")
+    for internal in ("Elapsed ms", "Unseen", "Names classic", "Filled no", "Slots"):
+        assert internal not in words
+    assert words.count("Score\n") == 0
+    if scheme == "dark":  # the page really is dark
+        ground = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert ground == "rgb(20, 20, 19)"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"board-{game}-{scheme}.png"), full_page=True)
+    problems = serious_axe_problems(page)
+    assert not problems, f"{game} ({scheme}): " + "; ".join(problems)
 
 
-def test_sitting_ducks_seats_wear_their_duck_colours(browser: Browser, site: Site) -> None:
-    page = phone(browser)
-    try:
-        page.goto(f"{site.url}/match/{site.matches['sitting']}")
-        pairs = page.eval_on_selector_all(
-            ".seatbox", """els => els.map(e => [
-                getComputedStyle(e.querySelector('h3 .dot')).color,
-                e.querySelector('.spot svg.cardsvg').getAttribute('aria-label')])""")
-        colours = {"blue": "rgb(25, 110, 200)", "green": "rgb(30, 160, 60)",
-                   "orange": "rgb(250, 130, 20)", "yellow": "rgb(250, 205, 20)",
-                   "purple": "rgb(120, 40, 150)", "pink": "rgb(245, 110, 170)"}
-        assert len(pairs) == 6
-        for dot, duck in pairs:
-            assert dot == colours[duck.split()[0]], (dot, duck)
-    finally:
-        page.context.close()
+def test_sitting_ducks_seats_wear_their_duck_colours(open_phone: OpenPhone, site: Site) -> None:
+    page = phone(open_phone)
+    page.goto(f"{site.url}/match/{site.matches['sitting']}")
+    pairs = page.eval_on_selector_all(
+        ".seatbox", """els => els.map(e => [
+            getComputedStyle(e.querySelector('h3 .dot')).color,
+            e.querySelector('.spot svg.cardsvg').getAttribute('aria-label')])""")
+    colours = {"blue": "rgb(25, 110, 200)", "green": "rgb(30, 160, 60)",
+               "orange": "rgb(250, 130, 20)", "yellow": "rgb(250, 205, 20)",
+               "purple": "rgb(120, 40, 150)", "pink": "rgb(245, 110, 170)"}
+    assert len(pairs) == 6
+    for dot, duck in pairs:
+        assert dot == colours[duck.split()[0]], (dot, duck)
 
 
-def test_my_seat_is_remembered_on_the_phone(browser: Browser, site: Site) -> None:
-    page = phone(browser)
-    try:
-        board = f"{site.url}/match/{site.matches['bruce']}"
-        page.goto(board)
-        expect(page.locator("#live")).not_to_have_attribute("data-me", "4")
-        page.select_option("#my-seat", "5")  # the fifth player
-        expect(page.locator("#live")).to_have_attribute("data-me", "4")
-        assert page.url.endswith("?seat=5")
-        page.goto(board)  # no ?seat: the phone remembers
-        expect(page.locator("#live")).to_have_attribute("data-me", "4")
-        first = page.eval_on_selector_all(
-            ".seatbox", "els => els.sort((a, b) => a.getBoundingClientRect().top"
-                        " - b.getBoundingClientRect().top)[0].dataset.seat")
-        assert first == "4"
-        page.select_option("#my-seat", "")
-        expect(page.locator("#live")).not_to_have_attribute("data-me", "4")
-    finally:
-        page.context.close()
+def test_my_seat_is_remembered_on_the_phone(open_phone: OpenPhone, site: Site) -> None:
+    page = phone(open_phone)
+    board = f"{site.url}/match/{site.matches['bruce']}"
+    page.goto(board)
+    expect(page.locator("#live")).not_to_have_attribute("data-me", "4")
+    page.select_option("#my-seat", "5")  # the fifth player
+    expect(page.locator("#live")).to_have_attribute("data-me", "4")
+    assert page.url.endswith("?seat=5")
+    page.goto(board)  # no ?seat: the phone remembers
+    expect(page.locator("#live")).to_have_attribute("data-me", "4")
+    first = page.eval_on_selector_all(
+        ".seatbox", "els => els.sort((a, b) => a.getBoundingClientRect().top"
+                    " - b.getBoundingClientRect().top)[0].dataset.seat")
+    assert first == "4"
+    page.select_option("#my-seat", "")
+    expect(page.locator("#live")).not_to_have_attribute("data-me", "4")
 
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
-def test_the_end_is_said_and_celebrated_briefly(browser: Browser, site: Site,
+def test_the_end_is_said_and_celebrated_briefly(open_phone: OpenPhone, site: Site,
                                                 motion: str) -> None:
-    page = phone(browser, motion=motion)
-    try:
-        page.goto(f"{site.url}/match/{site.finished}")
-        expect(page.locator("#result .banner")).to_contain_text("win")
-        expect(page.locator("#outcome")).to_contain_text("Hand 1:")
-        confetti = page.eval_on_selector(".result .confetti", "e => getComputedStyle(e).display")
-        cheer = page.eval_on_selector(".seatbox.winner", "e => getComputedStyle(e).animationName")
-        if motion == "reduce":
-            assert confetti == "none" and cheer == "none"
-        else:
-            assert confetti != "none" and cheer == "cheer"
-            runs = page.eval_on_selector(
-                ".seatbox.winner", "e => getComputedStyle(e).animationIterationCount")
-            assert runs == "2"  # short: it stops by itself
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"board-end-{motion}.png"))
-        assert not serious_axe_problems(page)
-    finally:
-        page.context.close()
+    page = phone(open_phone, motion=motion)
+    page.goto(f"{site.url}/match/{site.finished}")
+    expect(page.locator("#result .banner")).to_contain_text("win")
+    expect(page.locator("#outcome")).to_contain_text("Hand 1:")
+    confetti = page.eval_on_selector(".result .confetti", "e => getComputedStyle(e).display")
+    cheer = page.eval_on_selector(".seatbox.winner", "e => getComputedStyle(e).animationName")
+    if motion == "reduce":
+        assert confetti == "none" and cheer == "none"
+    else:
+        assert confetti != "none" and cheer == "cheer"
+        runs = page.eval_on_selector(
+            ".seatbox.winner", "e => getComputedStyle(e).animationIterationCount")
+        assert runs == "2"  # short: it stops by itself
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"board-end-{motion}.png"))
+    assert not serious_axe_problems(page)
 
 
-def test_axe_finds_a_real_problem_when_there_is_one(browser: Browser, site: Site) -> None:
+def test_axe_finds_a_real_problem_when_there_is_one(open_phone: OpenPhone, site: Site) -> None:
     """The check itself works: an image without a name is reported."""
-    page = phone(browser)
-    try:
-        page.goto(f"{site.url}/match/{site.matches['duck']}")
-        page.evaluate("document.querySelector('svg.cardsvg').removeAttribute('aria-label');"
-                      "document.querySelector('svg.cardsvg title').remove()")
-        assert any(p.startswith("svg-img-alt") for p in serious_axe_problems(page))
-    finally:
-        page.context.close()
+    page = phone(open_phone)
+    page.goto(f"{site.url}/match/{site.matches['duck']}")
+    page.evaluate("document.querySelector('svg.cardsvg').removeAttribute('aria-label');"
+                  "document.querySelector('svg.cardsvg title').remove()")
+    assert any(p.startswith("svg-img-alt") for p in serious_axe_problems(page))

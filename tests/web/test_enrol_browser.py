@@ -14,9 +14,9 @@ from ducktable.device.runloop import Appliance
 from ducktable.device.store import MatchStore
 from ducktable.sim.layout_photos import layout_photo
 from ducktable.vision.layout_plan import plan_layouts
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from .test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PHONE, PIN
+from .conftest import ARTIFACTS, PIN, OpenPhone
 
 pytestmark = pytest.mark.browser
 
@@ -37,15 +37,8 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def page() -> Iterator[Page]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                      has_touch=True)
-        tab = context.new_page()
-        tab.set_default_timeout(60_000)  # reading the photo on a busy machine
-        yield tab
-        browser.close()
+def page(open_phone: OpenPhone) -> Page:
+    return open_phone(timeout_ms=60_000)  # reading the photo on a busy machine
 
 
 def test_a_layout_photographed_and_read_on_a_phone(page: Page, url: str, tmp_path: Path) -> None:
