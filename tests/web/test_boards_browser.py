@@ -254,3 +254,93 @@ def test_axe_finds_a_real_problem_when_there_is_one(open_phone: OpenPhone, site:
     page.evaluate("document.querySelector('svg.cardsvg').removeAttribute('aria-label');"
                   "document.querySelector('svg.cardsvg title').remove()")
     assert any(p.startswith("svg-img-alt") for p in serious_axe_problems(page))
+
+
+# Every page a person opens, for every game, unlocked and with every folded part opened: all
+# text 16 px or more, every link, button, box, menu and fold 44 px tall or more, no sentence
+# said twice on one page, no serious accessibility problem.
+EVERY_PAGE = """() => {
+  document.querySelectorAll("details").forEach((d) => { d.open = true; });
+  const seen = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
+  const small = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el.closest("svg, script, style, noscript") || !seen(el)) continue;
+    const text = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
+      .map((n) => n.textContent.trim()).join("");
+    if (text && parseFloat(getComputedStyle(el).fontSize) < 16) {
+      small.push(`${el.tagName}.${el.className} ${getComputedStyle(el).fontSize} "${text.slice(0, 30)}"`);
+    }
+  }
+  const short = [];
+  for (const el of document.querySelectorAll(
+      "a[href], button, input:not([type=hidden]), select, textarea, summary")) {
+    if (!seen(el) && !(el.type === "checkbox" || el.type === "radio")) continue;
+    // a tick box or a choice is tapped through its label
+    const target = (el.type === "checkbox" || el.type === "radio") ? (el.closest("label") || el) : el;
+    if (!seen(target)) continue;
+    const h = target.getBoundingClientRect().height;
+    if (h < 44) short.push(`${el.tagName}.${el.className}[${el.name || el.textContent.trim().slice(0, 20)}] ${h}px`);
+  }
+  // a sentence said twice in one form, or twice outside the forms (the event log aside: two
+  // events can be alike)
+  const twice = [];
+  const scopes = [...document.querySelectorAll("main form"), document.querySelector("main")];
+  for (const scope of scopes) {
+    const count = {};
+    for (const el of scope.querySelectorAll("p, li, h1, h2, h3, dd, legend, .help, .flash, figcaption")) {
+      if (!seen(el) || el.querySelector("p, li") || el.closest("ol.events")) continue;
+      if (scope.tagName === "MAIN" && el.closest("form")) continue;
+      for (const s of el.innerText.split(/(?<=[.!?])\\s+/)) {
+        const words = s.trim();
+        if (words.split(/\\s+/).length >= 4) count[words] = (count[words] || 0) + 1;
+      }
+    }
+    twice.push(...Object.entries(count).filter(([, n]) => n > 1).map(([s]) => s));
+  }
+  return { small, short, twice };
+}"""
+
+
+def unlocked_phone(open_phone: OpenPhone, url: str) -> Page:
+    page = open_phone(device_scale_factor=1, init_script=AXE_JS)
+    page.goto(f"{url}/unlock")
+    page.fill('input[name="pin"]', "4821")
+    page.locator('input[name="pin"]').press("Enter")
+    expect(page.locator(".top .lock")).to_have_text("unlocked")
+    return page
+
+
+def every_part_problems(page: Page, where: str) -> list[str]:
+    """What is too small, said twice or hard to use on the open page, each with its page."""
+    found = page.evaluate(EVERY_PAGE)
+    return [f"{where}: {kind} {what}" for kind in ("small", "short", "twice")
+            for what in found[kind][:6]] + [f"{where}: {p}" for p in serious_axe_problems(page)]
+
+
+@pytest.mark.parametrize("game", list(DRAWN))
+def test_every_page_of_a_game_is_readable_and_tappable(open_phone: OpenPhone, site: Site,
+                                                       game: str) -> None:
+    page = unlocked_phone(open_phone, site.url)
+    match = site.matches[game]
+    problems = []
+    for name in ("", "/entry", "/dispute", "/events/1/correct", "/again"):
+        page.goto(f"{site.url}/match/{match}{name}")
+        problems += every_part_problems(page, f"{game}{name or ' board'}")
+        if name == "/entry":
+            page.screenshot(path=str(ARTIFACTS / f"every-{game}-entry.png"), full_page=True)
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_page_of_the_table_is_readable_and_tappable(open_phone: OpenPhone,
+                                                          site: Site) -> None:
+    problems = []
+    locked = open_phone(device_scale_factor=1, init_script=AXE_JS)
+    for name in ("/unlock", "/history", "/join", "/setup"):
+        locked.goto(site.url + name)
+        problems += every_part_problems(locked, f"{name} (locked)")
+    page = unlocked_phone(open_phone, site.url)
+    for name in ("/setup", "/history", "/settings", "/party", "/join", f"/match/{site.finished}"):
+        page.goto(site.url + name)
+        problems += every_part_problems(page, name)
+    assert problems == [], "\n".join(problems)
