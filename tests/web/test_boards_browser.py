@@ -15,7 +15,9 @@ import random
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from ducktable.device.demo import next_event
@@ -344,3 +346,17 @@ def test_every_page_of_the_table_is_readable_and_tappable(open_phone: OpenPhone,
         page.goto(site.url + name)
         problems += every_part_problems(page, name)
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("zone", ["Pacific/Auckland", "America/Los_Angeles"])
+def test_history_shows_times_in_the_phones_own_zone(open_phone: OpenPhone, site: Site,
+                                                     zone: str) -> None:
+    page = open_phone(timezone_id=zone, locale="en-GB")
+    page.goto(f"{site.url}/history")
+    times = page.eval_on_selector_all(
+        "time[datetime]", "els => els.map(e => [e.getAttribute('datetime'), e.textContent])")
+    assert len(times) == len(site.matches) + 1
+    for stamp, shown in times:
+        local = datetime.fromisoformat(stamp).astimezone(ZoneInfo(zone))
+        assert "UTC" not in shown and "T" not in shown.split()[-1], shown
+        assert local.strftime("%H:%M") in shown and str(local.day) in shown, (stamp, shown, zone)
