@@ -13,6 +13,7 @@ seat or PIN carries from one test to the next.
 
 from __future__ import annotations
 
+import importlib.resources
 import random
 import re
 from collections.abc import Iterator
@@ -50,9 +51,12 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-# What a phone's page must be at arm's length, measured in the browser: text (16 px or more),
-# tap targets (44 px tall or more), the chart's axes, the nav on screen, the turn line.
+# A phone's page at arm's length, measured in the browser with every fold opened: all text
+# 16 px or more; every link, button, box, menu and fold 44 px tall or more (a tick box through
+# its label); no sentence said twice in one form or outside the forms; the chart's axes, the
+# nav on screen, the turn line.
 MEASURE = """() => {
+  document.querySelectorAll("details").forEach((d) => { d.open = true; });
   const seen = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
   const small = [];
@@ -60,24 +64,45 @@ MEASURE = """() => {
     if (el.closest("svg, script, style, noscript") || !seen(el)) continue;
     const text = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
       .map((n) => n.textContent.trim()).join("");
-    if (!text) continue;
-    const px = parseFloat(getComputedStyle(el).fontSize);
-    if (px < 16) small.push(`${el.tagName}.${el.className} ${px}px "${text.slice(0, 30)}"`);
+    if (text && parseFloat(getComputedStyle(el).fontSize) < 16) {
+      small.push(`${el.tagName}.${el.className} ${getComputedStyle(el).fontSize} "${text.slice(0, 30)}"`);
+    }
   }
   const short = [];
   for (const el of document.querySelectorAll(
-      "nav a, button, input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select")) {
-    if (!seen(el)) continue;
-    const h = el.getBoundingClientRect().height;
-    if (h < 44) short.push(`${el.tagName}.${el.className}[${el.name || el.textContent.trim()}] ${h}px`);
+      "a[href], button, input:not([type=hidden]), select, textarea, summary")) {
+    if (!seen(el) && !(el.type === "checkbox" || el.type === "radio")) continue;
+    // a tick box or a choice is tapped through its label
+    const target = (el.type === "checkbox" || el.type === "radio") ? (el.closest("label") || el) : el;
+    if (!seen(target)) continue;
+    const h = target.getBoundingClientRect().height;
+    if (h < 44) short.push(`${el.tagName}.${el.className}[${el.name || el.textContent.trim().slice(0, 20)}] ${h}px`);
+  }
+  // a sentence said twice in one form, or twice outside the forms; a list item counts whole
+  // (two rounds may end alike in part, two events may be alike)
+  const twice = [];
+  const scopes = [...document.querySelectorAll("main form"), document.querySelector("main")];
+  for (const scope of scopes) {
+    const count = {};
+    for (const el of scope.querySelectorAll("p, li, h1, h2, h3, dd, legend, .help, .flash, figcaption")) {
+      if (!seen(el) || el.querySelector("p, li") || el.closest("ol.events")) continue;
+      if (scope.tagName === "MAIN" && el.closest("form")) continue;
+      const said = el.tagName === "LI" ? [el.innerText] : el.innerText.split(/(?<=[.!?])\\s+/);
+      for (const s of said) {
+        const words = s.trim();
+        if (words.split(/\\s+/).length >= 4) count[words] = (count[words] || 0) + 1;
+      }
+    }
+    twice.push(...Object.entries(count).filter(([, n]) => n > 1).map(([s]) => s));
   }
   const axes = Array.from(document.querySelectorAll("svg.chart text.axis")).map(
     (t) => t.getBoundingClientRect().height);
   const nav = document.querySelector(".top nav");
   const navHidden = nav ? nav.scrollWidth - nav.clientWidth : 0;  // links pushed off the screen
-  const turn = document.getElementById("turn");  // measured at once: the live board replaces it
+  const turn = document.getElementById("turn");
   const turnStyle = turn ? getComputedStyle(turn) : null;
-  return { small, short, axes, navHidden, turnPx: turnStyle ? parseFloat(turnStyle.fontSize) : 0,
+  return { small, short, twice, axes, navHidden,
+           turnPx: turnStyle ? parseFloat(turnStyle.fontSize) : 0,
            turnWeight: turnStyle ? Number(turnStyle.fontWeight) : 0 };
 }"""
 
@@ -87,25 +112,48 @@ def measured(page: Page) -> dict[str, Any]:
     return result
 
 
+# axe-core, as axe-playwright-python ships it; only the script is used. It goes in as an init
+# script: the page's CSP forbids inline scripts, an init script is the browser's, not the page's.
+AXE_JS = (importlib.resources.files("axe_playwright_python") / "axe.min.js").read_text()
+
+
+def serious_axe_problems(page: Page) -> list[str]:
+    """axe-core's serious and critical findings on the open page (opened with ``axe=True``)."""
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + ", ".join(str(node["target"]) for node in v["nodes"][:4])
+        for v in result["violations"] if v["impact"] in ("serious", "critical")
+    ]
+
+
+def every_part_problems(page: Page, where: str) -> list[str]:
+    """What is too small, said twice or hard to use on the open page, each named by ``where``."""
+    found = measured(page)
+    return [f"{where}: {kind} {what}" for kind in ("small", "short", "twice")
+            for what in found[kind][:6]] + [f"{where}: {p}" for p in serious_axe_problems(page)]
+
+
 class OpenPhone(Protocol):
     def __call__(self, *, timeout_ms: float = 10_000, init_script: str | None = None,
-                 **context: Any) -> Page: ...
+                 axe: bool = False, **context: Any) -> Page: ...
 
 
 @pytest.fixture
 def open_phone(browser: Browser) -> Iterator[OpenPhone]:
     """Opens a phone-sized tab in a fresh browser context (keyword arguments go to
-    ``new_context`` over the phone's defaults); every context is closed after the test."""
+    ``new_context`` over the phone's defaults; ``axe`` brings axe-core); every context is closed after the test."""
     contexts = []
 
     def open_tab(*, timeout_ms: float = 10_000, init_script: str | None = None,
-                 **context: Any) -> Page:
+                 axe: bool = False, **context: Any) -> Page:
         settings: dict[str, Any] = {"viewport": PHONE, "device_scale_factor": 2,
                                     "is_mobile": True, "has_touch": True, **context}
         opened = browser.new_context(**settings)
         contexts.append(opened)
-        if init_script:  # the browser's own script: it runs before the page's, CSP or not
-            opened.add_init_script(script=init_script)
+        for script in (AXE_JS if axe else None, init_script):
+            if script:  # the browser's own script: it runs before the page's, CSP or not
+                opened.add_init_script(script=script)
         tab = opened.new_page()
         tab.set_default_timeout(timeout_ms)
         return tab

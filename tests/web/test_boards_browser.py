@@ -10,7 +10,6 @@ test-artifacts/board-<game>-<scheme>.png. axe-core comes with the dev extra
 
 from __future__ import annotations
 
-import importlib.resources
 import random
 import threading
 from collections.abc import Callable, Iterator
@@ -28,14 +27,20 @@ from ducktable.web import create_app
 from playwright.sync_api import Page, expect
 from werkzeug.serving import make_server
 
-from .conftest import ARTIFACTS, MEASURE, PHONE, OpenPhone
+from .conftest import (
+    ARTIFACTS,
+    MEASURE,
+    PHONE,
+    OpenPhone,
+    every_part_problems,
+    serious_axe_problems,
+)
 
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ada", "Bruno", "Chloé", "Dev", "Maximiliane-Sophie", "Fay"]  # one long name: it must wrap
 SCHEMES = ("light", "dark")
 MY_SEAT = 2  # as the address counts seats: the second player
-AXE_JS = (importlib.resources.files("axe_playwright_python") / "axe.min.js").read_text()
 
 
 @dataclass(frozen=True)
@@ -118,19 +123,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 
 def phone(open_phone: OpenPhone, scheme: str = "light", motion: str = "no-preference") -> Page:
-    # axe-core goes in before the page's own scripts (the page's CSP forbids inline scripts;
-    # an init script is the browser's, not the page's)
-    return open_phone(device_scale_factor=1, color_scheme=scheme, reduced_motion=motion,
-                      init_script=AXE_JS)
-
-
-def serious_axe_problems(page: Page) -> list[str]:
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} at "
-        + ", ".join(str(node["target"]) for node in v["nodes"][:4])
-        for v in result["violations"] if v["impact"] in ("serious", "critical")
-    ]
+    return open_phone(device_scale_factor=1, color_scheme=scheme, reduced_motion=motion, axe=True)
 
 
 # What each board must draw, as (selector, least count); every card is an SVG image.
@@ -258,54 +251,10 @@ def test_axe_finds_a_real_problem_when_there_is_one(open_phone: OpenPhone, site:
     assert any(p.startswith("svg-img-alt") for p in serious_axe_problems(page))
 
 
-# Every page a person opens, for every game, unlocked and with every folded part opened: all
-# text 16 px or more, every link, button, box, menu and fold 44 px tall or more, no sentence
-# said twice on one page, no serious accessibility problem.
-EVERY_PAGE = """() => {
-  document.querySelectorAll("details").forEach((d) => { d.open = true; });
-  const seen = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
-  const small = [];
-  for (const el of document.querySelectorAll("body *")) {
-    if (el.closest("svg, script, style, noscript") || !seen(el)) continue;
-    const text = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
-      .map((n) => n.textContent.trim()).join("");
-    if (text && parseFloat(getComputedStyle(el).fontSize) < 16) {
-      small.push(`${el.tagName}.${el.className} ${getComputedStyle(el).fontSize} "${text.slice(0, 30)}"`);
-    }
-  }
-  const short = [];
-  for (const el of document.querySelectorAll(
-      "a[href], button, input:not([type=hidden]), select, textarea, summary")) {
-    if (!seen(el) && !(el.type === "checkbox" || el.type === "radio")) continue;
-    // a tick box or a choice is tapped through its label
-    const target = (el.type === "checkbox" || el.type === "radio") ? (el.closest("label") || el) : el;
-    if (!seen(target)) continue;
-    const h = target.getBoundingClientRect().height;
-    if (h < 44) short.push(`${el.tagName}.${el.className}[${el.name || el.textContent.trim().slice(0, 20)}] ${h}px`);
-  }
-  // a sentence said twice in one form, or twice outside the forms (the event log aside: two
-  // events can be alike)
-  const twice = [];
-  const scopes = [...document.querySelectorAll("main form"), document.querySelector("main")];
-  for (const scope of scopes) {
-    const count = {};
-    for (const el of scope.querySelectorAll("p, li, h1, h2, h3, dd, legend, .help, .flash, figcaption")) {
-      if (!seen(el) || el.querySelector("p, li") || el.closest("ol.events")) continue;
-      if (scope.tagName === "MAIN" && el.closest("form")) continue;
-      for (const s of el.innerText.split(/(?<=[.!?])\\s+/)) {
-        const words = s.trim();
-        if (words.split(/\\s+/).length >= 4) count[words] = (count[words] || 0) + 1;
-      }
-    }
-    twice.push(...Object.entries(count).filter(([, n]) => n > 1).map(([s]) => s));
-  }
-  return { small, short, twice };
-}"""
 
 
 def unlocked_phone(open_phone: OpenPhone, url: str) -> Page:
-    page = open_phone(device_scale_factor=1, init_script=AXE_JS)
+    page = open_phone(device_scale_factor=1, axe=True)
     page.goto(f"{url}/unlock")
     page.fill('input[name="pin"]', "4821")
     page.locator('input[name="pin"]').press("Enter")
@@ -313,13 +262,7 @@ def unlocked_phone(open_phone: OpenPhone, url: str) -> Page:
     return page
 
 
-def every_part_problems(page: Page, where: str) -> list[str]:
-    """What is too small, said twice or hard to use on the open page, each with its page."""
-    found = page.evaluate(EVERY_PAGE)
-    return [f"{where}: {kind} {what}" for kind in ("small", "short", "twice")
-            for what in found[kind][:6]] + [f"{where}: {p}" for p in serious_axe_problems(page)]
-
-
+# Every page a person opens, for every game, unlocked, every fold open (conftest.MEASURE).
 @pytest.mark.parametrize("game", list(DRAWN))
 def test_every_page_of_a_game_is_readable_and_tappable(open_phone: OpenPhone, site: Site,
                                                        game: str) -> None:
@@ -337,7 +280,7 @@ def test_every_page_of_a_game_is_readable_and_tappable(open_phone: OpenPhone, si
 def test_every_page_of_the_table_is_readable_and_tappable(open_phone: OpenPhone,
                                                           site: Site) -> None:
     problems = []
-    locked = open_phone(device_scale_factor=1, init_script=AXE_JS)
+    locked = open_phone(device_scale_factor=1, axe=True)
     for name in ("/unlock", "/history", "/join", "/setup"):
         locked.goto(site.url + name)
         problems += every_part_problems(locked, f"{name} (locked)")
@@ -360,3 +303,23 @@ def test_history_shows_times_in_the_phones_own_zone(open_phone: OpenPhone, site:
         local = datetime.fromisoformat(stamp).astimezone(ZoneInfo(zone))
         assert "UTC" not in shown and "T" not in shown.split()[-1], shown
         assert local.strftime("%H:%M") in shown and str(local.day) in shown, (stamp, shown, zone)
+
+
+def test_the_measure_finds_small_text_short_links_and_a_sentence_said_twice(
+        open_phone: OpenPhone, site: Site) -> None:
+    """The page check itself works: each kind of problem, put into a good page, is reported."""
+    page = open_phone(axe=True)
+    page.goto(f"{site.url}/history")
+    assert every_part_problems(page, "history") == []
+    page.evaluate("""() => {  // styles set by script: the page's CSP refuses style attributes
+      const main = document.querySelector("main");
+      main.insertAdjacentHTML("beforeend", '<p id="tiny">tiny words</p>'
+        + '<p><a href="/join" id="thin">a thin link</a></p>'
+        + '<p>Ask the table for its PIN.</p><p class="help">Ask the table for its PIN.</p>');
+      document.getElementById("tiny").style.fontSize = "12px";
+      Object.assign(document.getElementById("thin").style, { display: "inline", minHeight: "0" });
+    }""")
+    found = "\n".join(every_part_problems(page, "history"))
+    assert "small P. 12px \"tiny words\"" in found
+    assert "short A.[a thin link]" in found
+    assert "twice Ask the table for its PIN." in found

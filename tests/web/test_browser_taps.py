@@ -26,7 +26,7 @@ from ducktable.web import forms
 from ducktable.web.entry import ONE_TAP, due_events
 from playwright.sync_api import Locator, Page, expect
 
-from .conftest import ARTIFACTS, OpenPhone
+from .conftest import ARTIFACTS, OpenPhone, every_part_problems
 
 pytestmark = pytest.mark.browser
 
@@ -233,7 +233,7 @@ def test_the_pin_box_is_big_enough_not_to_zoom(page: Page, server: Server) -> No
     assert text.count("table PIN") == 1  # said once
 
 
-def test_the_first_phone_chooses_the_pin_and_settings(page: Page,
+def test_the_first_phone_chooses_the_pin_and_settings(open_phone: OpenPhone,
                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
     """A table started with no PIN of its own: the first phone is led to the welcome page,
     chooses the PIN and settings by tapping (the PIN typed twice), and is unlocked."""
@@ -242,9 +242,11 @@ def test_the_first_phone_chooses_the_pin_and_settings(page: Page,
     appliance = Appliance(store, {"INSTANCE_PATH": str(data)}, host="127.0.0.1", port=0,
                           threads=4, producers=[], cues=None)
     appliance.start()
+    page = open_phone(axe=True)
     try:
         page.goto(f"http://127.0.0.1:{appliance.server.port}/")
         page.wait_for_url(re.compile(r"/welcome$"))
+        assert every_part_problems(page, "welcome") == []
         pin = page.locator('input[name="new_pin"]')
         box = pin.bounding_box()
         size = pin.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
@@ -258,6 +260,8 @@ def test_the_first_phone_chooses_the_pin_and_settings(page: Page,
         expect(page.locator(".flash.ok")).to_contain_text("Saved")
         expect(page.locator(".top .brand")).to_have_text("Garden table")
         expect(page.locator(".top .lock")).to_have_text("unlocked")
+        page.goto(f"http://127.0.0.1:{appliance.server.port}/settings")
+        assert every_part_problems(page, "settings") == []
         text = (data / "ducktable.toml").read_text()
         assert 'pin = "97531"' in text and "enabled = false" in text
     finally:

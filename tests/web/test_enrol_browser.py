@@ -16,7 +16,7 @@ from ducktable.sim.layout_photos import layout_photo
 from ducktable.vision.layout_plan import plan_layouts
 from playwright.sync_api import Page, expect
 
-from .conftest import ARTIFACTS, PIN, OpenPhone
+from .conftest import ARTIFACTS, PIN, OpenPhone, every_part_problems
 
 pytestmark = pytest.mark.browser
 
@@ -38,14 +38,16 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def page(open_phone: OpenPhone) -> Page:
-    return open_phone(timeout_ms=60_000)  # reading the photo on a busy machine
+    return open_phone(timeout_ms=60_000, axe=True)  # reading the photo on a busy machine
 
 
 def test_a_layout_photographed_and_read_on_a_phone(page: Page, url: str, tmp_path: Path) -> None:
     photo = tmp_path / "layout.jpg"
     cv2.imwrite(str(photo), layout_photo(plan_layouts("grey")[0], 1, 5).image)
     page.goto(f"{url}/enrol/")
+    assert every_part_problems(page, "enrol games") == []
     page.click("text=Grey Duck")
+    assert every_part_problems(page, "enrol layouts") == []
     page.click("text=Layout 1, round 1")
     expect(page.locator("td.enrol-place").first).to_have_text("yellow-1")
     page.fill('input[name="pin"]', PIN)
@@ -55,6 +57,7 @@ def test_a_layout_photographed_and_read_on_a_phone(page: Page, url: str, tmp_pat
     image = page.locator("img.enrol-photo")
     expect(image).to_be_visible()
     assert image.evaluate("i => i.complete && i.naturalWidth") > 0
+    assert every_part_problems(page, "enrol") == []
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "phone-enrol.png"
     page.screenshot(path=str(shot), full_page=True)

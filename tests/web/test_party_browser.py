@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from tests.device.party_helpers import PLAYERS, Ducktable, Mosquitto
 
-from .conftest import ARTIFACTS, PIN, OpenPhone, measured
+from .conftest import ARTIFACTS, PIN, OpenPhone, every_part_problems
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +36,7 @@ def test_a_phone_hosts_the_party_and_sees_another_pis_table_live(
     appliance.start()
     other = Ducktable(tmp_path / "table2", "party", "join", "--table", "2", "--broker",
                       broker.address, "--bots", "0.1")
-    page = open_phone(device_scale_factor=1, timeout_ms=20_000)
+    page = open_phone(device_scale_factor=1, timeout_ms=20_000, axe=True)
     try:
         url = f"http://127.0.0.1:{appliance.server.port}"
         page.goto(f"{url}/party")
@@ -60,9 +60,8 @@ def test_a_phone_hosts_the_party_and_sees_another_pis_table_live(
         duckling = page.locator(".party-moves li >> nth=1 >> strong")
         expect(duckling).to_have_count(1)  # now named: the player who was last out
         expect(page.locator("#standings")).to_contain_text("T2·1")  # the standings came too
-        sizes = measured(page)  # readable and tappable at arm's length, as every page
-        assert sizes["small"] == [] and sizes["short"] == [], (sizes["small"][:8],
-                                                               sizes["short"][:8])
+        # readable and tappable at arm's length, as every page
+        assert every_part_problems(page, "party") == []
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "phone-party.png"), full_page=True)
         page.click("text=Stop hosting")
