@@ -173,6 +173,12 @@ def test_dispute_check_shows_the_verdict_and_rule_texts(page: Page, table: Table
     expect(verdict.locator(".rules")).to_contain_text("DUCK-A2")
     expect(verdict.locator(".rules")).to_contain_text(rule_texts("duck")["DUCK-A2"])
     assert table.store.seq(match) == seq  # nothing changed
+    # the form that was checked stays open, filled in as it was sent, the answer inside it
+    checked = page.locator("#dispute-play")
+    expect(checked).to_have_attribute("open", "")
+    expect(checked.locator("#verdict")).to_have_count(1)
+    expect(checked.locator('input[name="cards"]')).to_have_value(re.compile(r"yellow-4.*yellow-5"))
+    assert page.locator("details.event[open]").count() == 1
 
 
 # --------------------------------------------------------------------------------------------
