@@ -193,14 +193,17 @@ def test_a_grey_duck_hand_by_taps_with_quacks_inferred(phone: Page, server: Serv
     assert result["tapped"] == len(events) - result["quacks_inferred"]
 
 
-def test_duck_duck_bruce_turns_by_taps(phone: Page, server: Server) -> None:
-    """BRUCE-T1..T4: reveals, stop and continue (one-tap), a Bruce declared, rolled, stolen."""
-    def done(seen: set[str], e: Event, s: State) -> bool:
-        return {"stop", "declare", "roll"} <= seen and e.type in ("stop", "steal")
-    seed = next(seed for seed in range(40)
-                if len(script("bruce", 3, seed, done, limit=900)) <= 70)
-    events = script("bruce", 3, seed, done)
+def test_a_duck_duck_bruce_round_by_taps(phone: Page, server: Server) -> None:
+    """BRUCE-T1..T4 for a whole round, to its scoring: reveals, stop and continue (one-tap),
+    a Bruce declared, rolled and stolen, the shuffle."""
+    def scored(seen: set[str], e: Event, s: State) -> bool:
+        return len(s.public_view().get("round_points") or []) >= 1
+    events = script("bruce", 3, 19, scored, limit=900)  # seed 19: the shortest round of 40
+    assert {"reveal", "stop", "continue", "declare", "roll", "steal"} <= {e.type for e in events}
     assert play_by_taps(phone, server, "bruce", 3, events)["tapped"] == len(events)
+    phone.goto(server.url + "/history")
+    phone.locator("ul.matches a").first.click()  # the newest match: this one
+    expect(phone.locator("#outcome")).to_contain_text("Round 1:")
 
 
 def test_ducky_ducky_set_up_and_a_card_completed_by_taps(phone: Page, server: Server) -> None:
