@@ -127,10 +127,18 @@ def serious_axe_problems(page: Page) -> list[str]:
     ]
 
 
+# What a person should never read: the engine's names (double_barrel, all_tied_discard, a zone
+# such as seat0.pile) and seats, tables or events counted from 0.
+JARGON = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[a-z]+\d\.[a-z]+|\b(?:[Ss]eat|[Tt]able|[Ee]vent|[Rr]ound|[Hh]and) 0\b|#0\b")
+
+
 def every_part_problems(page: Page, where: str) -> list[str]:
-    """What is too small, said twice or hard to use on the open page, each named by ``where``."""
+    """What is too small, said twice, in jargon or hard to use on the open page, each named by
+    ``where``."""
     found = measured(page)
-    return [f"{where}: {kind} {what}" for kind in ("small", "short", "twice")
+    words = page.inner_text("main")
+    found["jargon"] = sorted({m.group(0) for m in JARGON.finditer(words)})
+    return [f"{where}: {kind} {what}" for kind in ("small", "short", "twice", "jargon")
             for what in found[kind][:6]] + [f"{where}: {p}" for p in serious_axe_problems(page)]
 
 

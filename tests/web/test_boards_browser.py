@@ -305,7 +305,7 @@ def test_history_shows_times_in_the_phones_own_zone(open_phone: OpenPhone, site:
         assert local.strftime("%H:%M") in shown and str(local.day) in shown, (stamp, shown, zone)
 
 
-def test_the_measure_finds_small_text_short_links_and_a_sentence_said_twice(
+def test_the_measure_finds_small_text_short_links_repeats_and_jargon(
         open_phone: OpenPhone, site: Site) -> None:
     """The page check itself works: each kind of problem, put into a good page, is reported."""
     page = open_phone(axe=True)
@@ -315,7 +315,8 @@ def test_the_measure_finds_small_text_short_links_and_a_sentence_said_twice(
       const main = document.querySelector("main");
       main.insertAdjacentHTML("beforeend", '<p id="tiny">tiny words</p>'
         + '<p><a href="/join" id="thin">a thin link</a></p>'
-        + '<p>Ask the table for its PIN.</p><p class="help">Ask the table for its PIN.</p>');
+        + '<p>Ask the table for its PIN.</p><p class="help">Ask the table for its PIN.</p>'
+        + '<p>Seat 0 played double_barrel.</p>');
       document.getElementById("tiny").style.fontSize = "12px";
       Object.assign(document.getElementById("thin").style, { display: "inline", minHeight: "0" });
     }""")
@@ -323,3 +324,4 @@ def test_the_measure_finds_small_text_short_links_and_a_sentence_said_twice(
     assert "small P. 12px \"tiny words\"" in found
     assert "short A.[a thin link]" in found
     assert "twice Ask the table for its PIN." in found
+    assert "jargon Seat 0" in found and "jargon double_barrel" in found
