@@ -257,6 +257,19 @@ def test_the_screen_is_kept_awake_during_a_game(page: Page, table: Table) -> Non
     assert errors == []
 
 
+def test_a_finished_game_lets_the_screen_sleep(page: Page, table: Table) -> None:
+    from tests.web.test_web_phone import finished_grey
+
+    match = finished_grey(table.store)
+    page.add_init_script(FAKE_WAKE_LOCK)
+    page.goto(f"{table.url}/match/{match}")
+    expect(page.locator("#live-state")).to_be_visible()  # the live board's script has run
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    assert page.evaluate("window.__wakeRequests") == 0
+    page.goto(f"{table.url}/match/{table.demo_match}")  # a game under way asks, as a check
+    page.wait_for_function("() => window.__wakeRequests >= 1")
+
+
 def test_no_wake_lock_is_no_error(page: Page, table: Table) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

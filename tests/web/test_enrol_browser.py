@@ -47,6 +47,8 @@ def test_a_layout_photographed_and_read_on_a_phone(page: Page, url: str, tmp_pat
     page.goto(f"{url}/enrol/")
     assert every_part_problems(page, "enrol games") == []
     page.click("text=Grey Duck")
+    page.wait_for_url("**/enrol/grey")
+    page.wait_for_load_state()  # measured once its style sheet is in
     assert every_part_problems(page, "enrol layouts") == []
     page.click("text=Layout 1, round 1")
     expect(page.locator("td.enrol-place").first).to_have_text("yellow-1")
