@@ -6,13 +6,15 @@ configuration, ``client`` talks to it. ``Phone`` wraps a client the way a phone 
 pages: it reads the CSRF token from a page and posts forms with it.
 
 The browser tests share one Chromium (Debian's, driven by Playwright) per test process: the
-``browser`` fixture is session-scoped and started by the first test that asks for it. Each test
+``browser`` fixture lives as long as the process runs tests/web, started by the first test that
+asks for it. Each test
 gets fresh browser contexts (``open_phone``, or ``page`` for one phone), so no cookie, stored
 seat or PIN carries from one test to the next.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib.resources
 import random
 import re
@@ -42,13 +44,32 @@ CHROMIUM_ARGS = [
 PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
-    """One Chromium for the whole test process (each xdist worker starts its own)."""
+    """One Chromium for the web tests of a test process (each xdist worker starts its own),
+    closed when the process leaves tests/web: Playwright's sync API leaves its event loop
+    marked as running in this thread between calls, and a library that looks for a running
+    loop (zeroconf does) would attach to it and wait forever."""
     with sync_playwright() as p:
         launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_browser_loop_outside_browser_tests(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A web test without the browser runs as if no event loop were running in this thread,
+    though the shared browser's loop is marked so (see ``browser``); the mark is put back
+    for the browser's next call."""
+    loop = asyncio._get_running_loop()
+    if loop is None or "browser" in request.fixturenames:
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(loop)
 
 
 # A phone's page at arm's length, measured in the browser with every fold opened: all text
