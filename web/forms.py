@@ -29,6 +29,13 @@ SEAT_FIELD = "_seat"
 TYPE_FIELD = "_type"
 REASON_FIELD = "_reason"
 _SPLIT = re.compile(r"[\s,;]+")
+_ENGINE_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+
+
+def help_words(text: str) -> str:
+    """An engine's field help as a person reads it: its field and value names (``rest_seed``,
+    ``double_barrel``) in plain words."""
+    return _ENGINE_NAME.sub(lambda m: m.group(0).replace("_", " "), text)
 
 
 class FormError(ValueError):
@@ -114,7 +121,7 @@ def build_form(spec: EventSpec, state: State, event: Event | None = None,
             label=f.name.replace("_", " "),
             kind=kind,
             required=f.required,
-            help=pickers.HINTS.get(f.shape, f.help) if kind == "items" else f.help,
+            help=help_words(pickers.HINTS.get(f.shape, f.help) if kind == "items" else f.help),
             choices=tuple(str(c) for c in f.choices),
             shape=f.shape,
         )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,19 +24,12 @@ from ducktable.device.runloop import Appliance
 from ducktable.device.store import MatchStore
 from ducktable.rules.catalogue import rule_texts
 from gpiozero.pins.mock import MockFactory
-from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
+from playwright.sync_api import Page, expect
+
+from .conftest import ARTIFACTS, PIN, OpenPhone, every_part_problems, measured
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-PHONE: ViewportSize = {"width": 390, "height": 844}
-PIN = "4821"
 WATCHABLE_PACE_S = 0.3
 
 
@@ -77,24 +69,6 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
         yield running
     finally:
         appliance.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True)
-    tab = context.new_page()
-    tab.set_default_timeout(10_000)
-    yield tab
-    context.close()
 
 
 def pick(form: Any, card: str) -> None:
@@ -199,53 +173,26 @@ def test_dispute_check_shows_the_verdict_and_rule_texts(page: Page, table: Table
     expect(verdict.locator(".rules")).to_contain_text("DUCK-A2")
     expect(verdict.locator(".rules")).to_contain_text(rule_texts("duck")["DUCK-A2"])
     assert table.store.seq(match) == seq  # nothing changed
+    # the form that was checked stays open, filled in as it was sent, the answer inside it
+    checked = page.locator("#dispute-play")
+    expect(checked).to_have_attribute("open", "")
+    expect(checked.locator("#verdict")).to_have_count(1)
+    expect(checked.locator('input[name="cards"]')).to_have_value(re.compile(r"yellow-4.*yellow-5"))
+    assert page.locator("details.event[open]").count() == 1
 
 
 # --------------------------------------------------------------------------------------------
 # The phone at arm's length
 # --------------------------------------------------------------------------------------------
 
-MEASURE = """() => {
-  const seen = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
-  const small = [];
-  for (const el of document.querySelectorAll("body *")) {
-    if (el.closest("svg, script, style, noscript") || !seen(el)) continue;
-    const text = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
-      .map((n) => n.textContent.trim()).join("");
-    if (!text) continue;
-    const px = parseFloat(getComputedStyle(el).fontSize);
-    if (px < 16) small.push(`${el.tagName}.${el.className} ${px}px "${text.slice(0, 30)}"`);
-  }
-  const short = [];
-  for (const el of document.querySelectorAll(
-      "nav a, button, input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select")) {
-    if (!seen(el)) continue;
-    const h = el.getBoundingClientRect().height;
-    if (h < 44) short.push(`${el.tagName}.${el.className}[${el.name || el.textContent.trim()}] ${h}px`);
-  }
-  const axes = Array.from(document.querySelectorAll("svg.chart text.axis")).map(
-    (t) => t.getBoundingClientRect().height);
-  const nav = document.querySelector(".top nav");
-  const navHidden = nav ? nav.scrollWidth - nav.clientWidth : 0;  // links pushed off the screen
-  const turn = document.getElementById("turn");  // measured at once: the live board replaces it
-  const turnStyle = turn ? getComputedStyle(turn) : null;
-  return { small, short, axes, navHidden, turnPx: turnStyle ? parseFloat(turnStyle.fontSize) : 0,
-           turnWeight: turnStyle ? Number(turnStyle.fontWeight) : 0 };
-}"""
-
-
-def measured(page: Page) -> dict[str, Any]:
-    result: dict[str, Any] = page.evaluate(MEASURE)
-    return result
-
-
 def shoot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"), full_page=True)
 
 
-def test_every_page_is_readable_and_tappable_at_arms_length(page: Page, table: Table) -> None:
+def test_every_page_is_readable_and_tappable_at_arms_length(open_phone: OpenPhone,
+                                                           table: Table) -> None:
+    page = open_phone(axe=True)
     match = table.demo_match
     pages = {"board": f"/match/{match}", "setup": "/setup", "entry": f"/match/{match}/entry",
              "dispute": f"/match/{match}/dispute", "history": "/history", "unlock": "/unlock",
@@ -255,8 +202,7 @@ def test_every_page_is_readable_and_tappable_at_arms_length(page: Page, table: T
         if name == "board":
             expect(page.locator("svg.chart polyline").first).to_be_visible()
         sizes = measured(page)
-        assert sizes["small"] == [], (name, sizes["small"][:8])
-        assert sizes["short"] == [], (name, sizes["short"][:8])
+        assert every_part_problems(page, name) == []
         assert sizes["navHidden"] <= 1, (name, sizes["navHidden"])  # every link on the screen
         if name == "board":
             assert sizes["axes"] and min(sizes["axes"]) >= 12, sizes["axes"]
@@ -268,21 +214,16 @@ def test_every_page_is_readable_and_tappable_at_arms_length(page: Page, table: T
         shoot(page, name)
 
 
-def test_dark_mode_follows_the_phone(browser: Browser, table: Table) -> None:
+def test_dark_mode_follows_the_phone(open_phone: OpenPhone, table: Table) -> None:
     colours = {}
     for scheme in ("light", "dark"):
-        context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                      has_touch=True, color_scheme=scheme)
-        try:
-            tab = context.new_page()
-            tab.goto(f"{table.url}/match/{table.demo_match}")
-            expect(tab.locator("#turn")).to_be_visible()
-            colours[scheme] = tab.evaluate(
-                "() => [getComputedStyle(document.body).backgroundColor,"
-                " getComputedStyle(document.body).color]")
-            shoot(tab, f"board-{scheme}")
-        finally:
-            context.close()
+        tab = open_phone(color_scheme=scheme)
+        tab.goto(f"{table.url}/match/{table.demo_match}")
+        expect(tab.locator("#turn")).to_be_visible()
+        colours[scheme] = tab.evaluate(
+            "() => [getComputedStyle(document.body).backgroundColor,"
+            " getComputedStyle(document.body).color]")
+        shoot(tab, f"board-{scheme}")
     assert colours["light"][0] == "rgb(251, 250, 246)"
     assert colours["dark"][0] == "rgb(20, 20, 19)"  # a dark ground with light text
     assert colours["dark"][1] == "rgb(236, 235, 230)"
@@ -303,37 +244,40 @@ Object.defineProperty(navigator, "wakeLock", { configurable: true, value: {
 """
 
 
-def test_the_screen_is_kept_awake_during_a_game(browser: Browser, table: Table) -> None:
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    try:
-        tab = context.new_page()
-        errors: list[str] = []
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.add_init_script(FAKE_WAKE_LOCK)
-        tab.goto(f"{table.url}/match/{table.demo_match}")
-        tab.wait_for_function("() => window.__wakeRequests >= 1")
-        # the browser lets the lock go when the page is hidden; it is asked for again on return
-        tab.evaluate("window.__wakeSentinels[0].release()")
-        tab.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
-        tab.wait_for_function("() => window.__wakeRequests >= 2")
-        assert errors == []
-    finally:
-        context.close()
+def test_the_screen_is_kept_awake_during_a_game(page: Page, table: Table) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script(FAKE_WAKE_LOCK)
+    page.goto(f"{table.url}/match/{table.demo_match}")
+    page.wait_for_function("() => window.__wakeRequests >= 1")
+    # the browser lets the lock go when the page is hidden; it is asked for again on return
+    page.evaluate("window.__wakeSentinels[0].release()")
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    page.wait_for_function("() => window.__wakeRequests >= 2")
+    assert errors == []
 
 
-def test_no_wake_lock_is_no_error(browser: Browser, table: Table) -> None:
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    try:
-        tab = context.new_page()
-        errors: list[str] = []
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.add_init_script("Object.defineProperty(navigator, 'wakeLock', "
-                            "{ configurable: true, get: () => undefined }); delete Navigator.prototype.wakeLock;")
-        tab.goto(f"{table.url}/match/{table.demo_match}")
-        expect(tab.locator("#live-state")).to_have_attribute("data-state", "live")
-        assert errors == []
-    finally:
-        context.close()
+def test_a_finished_game_lets_the_screen_sleep(page: Page, table: Table) -> None:
+    from tests.web.test_web_phone import finished_grey
+
+    match = finished_grey(table.store)
+    page.add_init_script(FAKE_WAKE_LOCK)
+    page.goto(f"{table.url}/match/{match}")
+    expect(page.locator("#live-state")).to_be_visible()  # the live board's script has run
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    assert page.evaluate("window.__wakeRequests") == 0
+    page.goto(f"{table.url}/match/{table.demo_match}")  # a game under way asks, as a check
+    page.wait_for_function("() => window.__wakeRequests >= 1")
+
+
+def test_no_wake_lock_is_no_error(page: Page, table: Table) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script("Object.defineProperty(navigator, 'wakeLock', "
+                         "{ configurable: true, get: () => undefined }); delete Navigator.prototype.wakeLock;")
+    page.goto(f"{table.url}/match/{table.demo_match}")
+    expect(page.locator("#live-state")).to_have_attribute("data-state", "live")
+    assert errors == []
 
 
 def test_a_finished_game_has_a_banner_and_play_again(page: Page, table: Table) -> None:

@@ -11,9 +11,9 @@ import pytest
 from ducktable.device.runloop import Appliance, CameraStatus
 from ducktable.device.store import MatchStore
 from ducktable.rules.core import Event
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from .test_browser import CHROMIUM, CHROMIUM_ARGS, PHONE, PIN
+from .conftest import PIN
 
 pytestmark = pytest.mark.browser
 
@@ -40,23 +40,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Matc
         yield f"http://127.0.0.1:{appliance.server.port}", store, camera
     finally:
         appliance.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    tab = context.new_page()
-    tab.set_default_timeout(10_000)
-    yield tab
-    context.close()
 
 
 def unlock(page: Page, url: str) -> None:

@@ -24,9 +24,9 @@ from ducktable.rules.grey_quacks import quacks_before
 from ducktable.rules.registry import make_game
 from ducktable.web import forms
 from ducktable.web.entry import ONE_TAP, due_events
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from .test_browser import ARTIFACTS, PHONE, browser  # noqa: F401 - the shared browser fixture
+from .conftest import ARTIFACTS, OpenPhone, every_part_problems
 
 pytestmark = pytest.mark.browser
 
@@ -73,18 +73,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture
-def phone(browser: Browser, server: Server) -> Iterator[Page]:  # noqa: F811
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True)
-    tab = context.new_page()
-    tab.set_default_timeout(10_000)
+def phone(open_phone: OpenPhone, server: Server) -> Page:
+    tab = open_phone()
     tab.goto(f"{server.url}/history")
     tab.locator("a.unlock-link").click()  # the Unlock link in the nav
     tab.locator('input[name="pin"]').fill(PIN)  # the one thing typed: the PIN
     tab.locator("button[type=submit]", has_text="Unlock").click()
     expect(tab.locator(".top .lock")).to_have_text("unlocked")
-    yield tab
-    context.close()
+    return tab
 
 
 def pick_cards(form: Locator, box: Locator, cards: list[str]) -> None:
@@ -197,14 +193,17 @@ def test_a_grey_duck_hand_by_taps_with_quacks_inferred(phone: Page, server: Serv
     assert result["tapped"] == len(events) - result["quacks_inferred"]
 
 
-def test_duck_duck_bruce_turns_by_taps(phone: Page, server: Server) -> None:
-    """BRUCE-T1..T4: reveals, stop and continue (one-tap), a Bruce declared, rolled, stolen."""
-    def done(seen: set[str], e: Event, s: State) -> bool:
-        return {"stop", "declare", "roll"} <= seen and e.type in ("stop", "steal")
-    seed = next(seed for seed in range(40)
-                if len(script("bruce", 3, seed, done, limit=900)) <= 70)
-    events = script("bruce", 3, seed, done)
+def test_a_duck_duck_bruce_round_by_taps(phone: Page, server: Server) -> None:
+    """BRUCE-T1..T4 for a whole round, to its scoring: reveals, stop and continue (one-tap),
+    a Bruce declared, rolled and stolen, the shuffle."""
+    def scored(seen: set[str], e: Event, s: State) -> bool:
+        return len(s.public_view().get("round_points") or []) >= 1
+    events = script("bruce", 3, 19, scored, limit=900)  # seed 19: the shortest round of 40
+    assert {"reveal", "stop", "continue", "declare", "roll", "steal"} <= {e.type for e in events}
     assert play_by_taps(phone, server, "bruce", 3, events)["tapped"] == len(events)
+    phone.goto(server.url + "/history")
+    phone.locator("ul.matches a").first.click()  # the newest match: this one
+    expect(phone.locator("#outcome")).to_contain_text("Round 1:")
 
 
 def test_ducky_ducky_set_up_and_a_card_completed_by_taps(phone: Page, server: Server) -> None:
@@ -228,19 +227,16 @@ def test_sitting_ducks_with_double_barrel_and_duck_shuffle_by_taps(phone: Page, 
     assert play_by_taps(phone, server, "sitting", 3, events)["tapped"] == len(events)
 
 
-def test_the_pin_box_is_big_enough_not_to_zoom(browser: Browser, server: Server) -> None:  # noqa: F811
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
+def test_the_pin_box_is_big_enough_not_to_zoom(page: Page, server: Server) -> None:
     page.goto(f"{server.url}/unlock")
     box = page.locator('input[name="pin"]').bounding_box()
     size = page.locator('input[name="pin"]').evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert box is not None and box["height"] >= 44 and size >= 16
     text = page.locator("main").inner_text()
     assert text.count("table PIN") == 1  # said once
-    context.close()
 
 
-def test_the_first_phone_chooses_the_pin_and_settings(browser: Browser,  # noqa: F811
+def test_the_first_phone_chooses_the_pin_and_settings(open_phone: OpenPhone,
                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
     """A table started with no PIN of its own: the first phone is led to the welcome page,
     chooses the PIN and settings by tapping (the PIN typed twice), and is unlocked."""
@@ -249,13 +245,11 @@ def test_the_first_phone_chooses_the_pin_and_settings(browser: Browser,  # noqa:
     appliance = Appliance(store, {"INSTANCE_PATH": str(data)}, host="127.0.0.1", port=0,
                           threads=4, producers=[], cues=None)
     appliance.start()
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True)
+    page = open_phone(axe=True)
     try:
-        page = context.new_page()
-        page.set_default_timeout(10_000)
         page.goto(f"http://127.0.0.1:{appliance.server.port}/")
         page.wait_for_url(re.compile(r"/welcome$"))
+        assert every_part_problems(page, "welcome") == []
         pin = page.locator('input[name="new_pin"]')
         box = pin.bounding_box()
         size = pin.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
@@ -269,9 +263,10 @@ def test_the_first_phone_chooses_the_pin_and_settings(browser: Browser,  # noqa:
         expect(page.locator(".flash.ok")).to_contain_text("Saved")
         expect(page.locator(".top .brand")).to_have_text("Garden table")
         expect(page.locator(".top .lock")).to_have_text("unlocked")
+        page.goto(f"http://127.0.0.1:{appliance.server.port}/settings")
+        assert every_part_problems(page, "settings") == []
         text = (data / "ducktable.toml").read_text()
         assert 'pin = "97531"' in text and "enabled = false" in text
     finally:
-        context.close()
         appliance.stop()
         store.close()

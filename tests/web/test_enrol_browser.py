@@ -14,9 +14,9 @@ from ducktable.device.runloop import Appliance
 from ducktable.device.store import MatchStore
 from ducktable.sim.layout_photos import layout_photo
 from ducktable.vision.layout_plan import plan_layouts
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from .test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PHONE, PIN
+from .conftest import ARTIFACTS, PIN, OpenPhone, every_part_problems
 
 pytestmark = pytest.mark.browser
 
@@ -37,22 +37,19 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def page() -> Iterator[Page]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                      has_touch=True)
-        tab = context.new_page()
-        tab.set_default_timeout(60_000)  # reading the photo on a busy machine
-        yield tab
-        browser.close()
+def page(open_phone: OpenPhone) -> Page:
+    return open_phone(timeout_ms=60_000, axe=True)  # reading the photo on a busy machine
 
 
 def test_a_layout_photographed_and_read_on_a_phone(page: Page, url: str, tmp_path: Path) -> None:
     photo = tmp_path / "layout.jpg"
     cv2.imwrite(str(photo), layout_photo(plan_layouts("grey")[0], 1, 5).image)
     page.goto(f"{url}/enrol/")
+    assert every_part_problems(page, "enrol games") == []
     page.click("text=Grey Duck")
+    page.wait_for_url("**/enrol/grey")
+    page.wait_for_load_state()  # measured once its style sheet is in
+    assert every_part_problems(page, "enrol layouts") == []
     page.click("text=Layout 1, round 1")
     expect(page.locator("td.enrol-place").first).to_have_text("yellow-1")
     page.fill('input[name="pin"]', PIN)
@@ -62,6 +59,7 @@ def test_a_layout_photographed_and_read_on_a_phone(page: Page, url: str, tmp_pat
     image = page.locator("img.enrol-photo")
     expect(image).to_be_visible()
     assert image.evaluate("i => i.complete && i.naturalWidth") > 0
+    assert every_part_problems(page, "enrol") == []
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "phone-enrol.png"
     page.screenshot(path=str(shot), full_page=True)

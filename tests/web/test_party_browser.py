@@ -5,39 +5,25 @@ table come in and play, live, without reloading the page."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ducktable.device.party_service import PartyLinkProducer
 from ducktable.device.runloop import Appliance
 from ducktable.device.store import MatchStore
-from playwright.sync_api import Browser, ViewportSize, expect, sync_playwright
+from playwright.sync_api import expect
 
 from tests.device.party_helpers import PLAYERS, Ducktable, Mosquitto
-from tests.web.test_browser import measured
+
+from .conftest import ARTIFACTS, PIN, OpenPhone, every_part_problems
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]
-PHONE: ViewportSize = {"width": 390, "height": 844}
-PIN = "4821"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 WAIT_MS = 60_000
 
 
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 def test_a_phone_hosts_the_party_and_sees_another_pis_table_live(
-        tmp_path: Path, browser: Browser) -> None:
+        tmp_path: Path, open_phone: OpenPhone) -> None:
     broker = Mosquitto(tmp_path / "broker")
     broker.start()
     data = tmp_path / "host"
@@ -50,9 +36,7 @@ def test_a_phone_hosts_the_party_and_sees_another_pis_table_live(
     appliance.start()
     other = Ducktable(tmp_path / "table2", "party", "join", "--table", "2", "--broker",
                       broker.address, "--bots", "0.1")
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    page.set_default_timeout(20_000)
+    page = open_phone(device_scale_factor=1, timeout_ms=20_000, axe=True)
     try:
         url = f"http://127.0.0.1:{appliance.server.port}"
         page.goto(f"{url}/party")
@@ -76,15 +60,14 @@ def test_a_phone_hosts_the_party_and_sees_another_pis_table_live(
         duckling = page.locator(".party-moves li >> nth=1 >> strong")
         expect(duckling).to_have_count(1)  # now named: the player who was last out
         expect(page.locator("#standings")).to_contain_text("T2·1")  # the standings came too
-        sizes = measured(page)  # readable and tappable at arm's length, as every page
-        assert sizes["small"] == [] and sizes["short"] == [], (sizes["small"][:8],
-                                                               sizes["short"][:8])
+        # readable and tappable at arm's length, as every page
+        assert every_part_problems(page, "party") == []
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "phone-party.png"), full_page=True)
         page.click("text=Stop hosting")
         expect(page.locator("#across-pis")).to_contain_text("Host this party")
     finally:
-        context.close()
+        page.context.close()
         other.stop()
         appliance.stop()
         store.close()

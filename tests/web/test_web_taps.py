@@ -36,6 +36,21 @@ def test_no_event_of_any_game_asks_for_json() -> None:
                 assert forms.widget_kind(f) != "json", (name, spec.type, f.name)
 
 
+def test_no_form_help_names_the_engines_fields() -> None:
+    """'with rest_seed: only its top cards' and 'e.g. double_barrel' read as words."""
+    helped = 0
+    for name in game_names():
+        game = make_game(name)
+        for observer in (False, True):
+            state = game.new_state(["Ann", "Ben", "Cat", "Dee"][:game.min_players],
+                                   observer=observer)
+            widgets = [w for spec in game.event_specs for w in forms.build_form(spec, state).widgets]
+            for w in widgets:
+                assert not re.search(r"[a-z]_[a-z]", w.help), (name, w.name, w.help)
+                helped += "rest seed" in w.help or "double barrel" in w.help
+    assert helped >= 2
+
+
 def tapped(form: forms.EventForm, filled: forms.EventForm, picker: list[str]) -> dict[str, str]:
     """What a phone submits when its user taps ``filled``'s values into the fresh ``form``;
     each value must be one the fresh form offers."""
