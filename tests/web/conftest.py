@@ -29,7 +29,7 @@ from ducktable.rules.core import RandomBot
 from ducktable.web import create_app
 from flask import Flask
 from flask.testing import FlaskClient
-from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
+from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
 PIN = "4821"
 PLAYERS = ["Ada", "Bo", "Cy"]
@@ -42,6 +42,8 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 PHONE: ViewportSize = {"width": 390, "height": 844}
+# Waits, not speed checks: a shared CI machine can be several times slower than a quiet one.
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="package")
@@ -164,7 +166,7 @@ def every_part_problems(page: Page, where: str) -> list[str]:
 
 
 class OpenPhone(Protocol):
-    def __call__(self, *, timeout_ms: float = 10_000, init_script: str | None = None,
+    def __call__(self, *, timeout_ms: float = 30_000, init_script: str | None = None,
                  axe: bool = False, **context: Any) -> Page: ...
 
 
@@ -174,7 +176,7 @@ def open_phone(browser: Browser) -> Iterator[OpenPhone]:
     ``new_context`` over the phone's defaults; ``axe`` brings axe-core); every context is closed after the test."""
     contexts = []
 
-    def open_tab(*, timeout_ms: float = 10_000, init_script: str | None = None,
+    def open_tab(*, timeout_ms: float = 30_000, init_script: str | None = None,
                  axe: bool = False, **context: Any) -> Page:
         settings: dict[str, Any] = {"viewport": PHONE, "device_scale_factor": 2,
                                     "is_mobile": True, "has_touch": True, **context}
