@@ -525,14 +525,19 @@ def lan_address() -> str:
         probe.close()
 
 
+def http_url(host: str, port: int) -> str:
+    """``http://host:port/``, without the port when it is the web's own (80), so that a phone
+    can be told plainly ``http://ducktable.local/``."""
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}/" if port == 80 else f"http://{host}:{port}/"
+
+
 def public_url(host: str, port: int, configured: str = "") -> str:
     """The scoreboard address phones should open."""
     if configured:
         return configured
-    shown = lan_address() if host in ("0.0.0.0", "::", "") else host
-    if ":" in shown:
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}/"
+    return http_url(lan_address() if host in ("0.0.0.0", "::", "") else host, port)
 
 
 class Appliance:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from .party_link import LinkError
 from .party_mdns import HOST_NAME, _zeroconf
+from .runloop import http_url
 
 SERVICE_TYPE = "_http._tcp.local."
 INSTANCE = "ducktable scoreboard"
@@ -50,7 +51,7 @@ class TableAnnouncer:
         except BaseException:
             self.zeroconf.close()
             raise
-        self.url = f"http://{self.host.removesuffix('.')}:{web_port}/"
+        self.url = http_url(self.host.removesuffix("."), web_port)
 
     def _free_name(self, mine: set[str], ask_ms: int) -> str:
         from zeroconf import AddressResolverIPv4

@@ -69,7 +69,7 @@ def test_unit_is_hardened() -> None:
         "NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",
         "PrivateTmp": "yes", "ProtectKernelTunables": "yes", "ProtectKernelModules": "yes",
         "ProtectControlGroups": "yes", "RestrictSUIDSGID": "yes", "LockPersonality": "yes",
-        "CapabilityBoundingSet": "",
+        "CapabilityBoundingSet": "CAP_NET_BIND_SERVICE", "AmbientCapabilities": "CAP_NET_BIND_SERVICE",
     }.items():
         assert service[key] == value, key
     assert service["SystemCallFilter"] == "@system-service"

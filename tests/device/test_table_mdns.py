@@ -129,3 +129,12 @@ def test_the_demo_announces_only_when_asked(tmp_path: Path) -> None:
         assert f"If that address does not open: <a href=\"{fallback}\">" in join
     finally:
         _stop(loud)
+
+
+def test_the_address_leaves_out_the_webs_own_port() -> None:
+    from ducktable.device.runloop import http_url, public_url
+
+    assert http_url("ducktable.local", 80) == "http://ducktable.local/"
+    assert http_url("ducktable.local", 8000) == "http://ducktable.local:8000/"
+    assert http_url("fe80::1", 80) == "http://[fe80::1]/"
+    assert public_url("192.168.1.20", 80) == "http://192.168.1.20/"
