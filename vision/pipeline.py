@@ -18,7 +18,6 @@ from typing import Any, Protocol
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.detect import Detection, detect_cards, quad_iou, sides_of
-from ducktable.vision.still_crops import StillCrops
 
 SECOND_LOOKS = 4
 """At most this many cards a frame get a second look: 20 recuts (about 10 ms a card on one core
@@ -172,14 +171,11 @@ def look_at_size(index: int, detections: Sequence[Detection], results: Sequence[
 def game_namer(classifier: Classifies, game: str) -> Classify:
     """How a game's table reader names the cards of frame after frame: (label, confidence)
     for each detection, limited to ``game``'s decks (a classifier without the ``games`` filter
-    is asked without it), with a :class:`LookMemory` of its own; a card lying still is named
-    from its crops averaged over the frames it lay there (:class:`StillCrops`)."""
+    is asked without it), with a :class:`LookMemory` of its own."""
     memory = LookMemory()
-    still = StillCrops()
     games = {game} if "games" in inspect.signature(classifier.classify).parameters else None
 
     def name(detections: list[Detection]) -> list[tuple[str, float]]:
-        detections[:] = still.steady(detections)
         results = name_detections(detections, classifier, games=games, memory=memory)
         return [(str(r.label), float(r.confidence)) for r in results]
 
