@@ -46,8 +46,11 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("replay-video",
                               help="play synthetic bot games through the camera path and compare with the truth")
-    p.add_argument("--game", default="duck", choices=REPLAY_GAMES)
-    p.add_argument("--games", type=int, default=20, help="how many games (default 20)")
+    p.add_argument("--game", default="duck", choices=(*REPLAY_GAMES, "all"),
+                   help="the game kind, or all: --games games of every kind, then one line of totals per "
+                        "kind (the card games go through 3, 4 and 5 players unless --players is given; "
+                        "--snapshots, --clean-frames and --reader run apply to the card games)")
+    p.add_argument("--games", type=int, default=20, help="how many games (of each kind with --game all; default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game")
     p.add_argument("--players", type=int,
                    help="players per game (default: 3 for duck, grey and bruce; ducky and sitting "
@@ -203,9 +206,13 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
         raise UserError("--max-frames, --write-frames, --snapshots, --capture and --clean-frames need "
                         "--mode truth or model")
     capture = _size(args.capture) if args.capture else None
+    kinds = game_replays.GAMES if args.game == "all" else (args.game,)
+    card_games = game_replays.CARD_GAMES if args.game == "all" else kinds  # the options only the card games take
     try:
-        game_replays.check(args.game, args.mode, args.players)
-        game_replays.check_reading(args.game, args.mode, clean_frames=args.clean_frames, reader=args.reader)
+        for kind in kinds:
+            game_replays.check(kind, args.mode, args.players)
+            game_replays.check_reading(kind, args.mode, clean_frames=args.clean_frames and kind in card_games,
+                                       reader=args.reader if kind in card_games else "replay")
         if args.hold is not None and args.hold < game_replays.MIN_HOLD:
             raise game_replays.ReplayUnavailable(
                 f"--hold must be at least {game_replays.MIN_HOLD} (the tracker settles a change on "
@@ -217,27 +224,35 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
         from ducktable.vision.frame_reader import model_classifier
 
         try:
-            model_classifier(args.game)
+            model_classifier(kinds[0])
         except ModelError as exc:
             raise UserError(f"the classifier cannot be loaded: {exc}") from None
-    start = time.perf_counter()
-    runs = []
     seeds = range(args.seed, args.seed + args.games)
     if args.mode != "oracle" and not args.quiet:
         pictures = ("clean renders" if args.clean_frames else "camera-like pictures") + (
             ", read by run's reader" if args.reader == "run" else "")
         print(f"replaying {args.games} {args.game} game(s) in {args.mode} mode ({pictures}); a game takes "
               "minutes, progress on stderr", file=sys.stderr, flush=True)
-    try:
-        for run in game_replays.run_games(
-                args.game, args.mode, seeds, jobs=args.jobs, players=args.players, misread=args.misread,
-                hold=args.hold, max_frames=args.max_frames, frames_dir=args.write_frames,
-                snapshots_dir=args.snapshots, capture_size=capture, clean_frames=args.clean_frames,
-                reader=args.reader, progress_s=None if args.quiet else PROGRESS_EVERY_S):
-            runs.append(run)
-            print(json.dumps(run.line()) if args.json else game_replays.format_game(run), flush=True)
-    except game_replays.ReplayUnavailable as exc:
-        raise UserError(str(exc)) from None
-    summary = game_replays.summarise(runs, time.perf_counter() - start)
-    print(json.dumps(summary) if args.json else game_replays.format_summary(summary))
+    summaries = []
+    for kind in kinds:
+        start = time.perf_counter()
+        runs = []
+        cards = kind in card_games
+        try:
+            for run in game_replays.run_games(
+                    kind, args.mode, seeds, jobs=args.jobs, vary_players=args.game == "all",
+                    players=args.players, misread=args.misread, hold=args.hold, max_frames=args.max_frames,
+                    frames_dir=args.write_frames, snapshots_dir=args.snapshots if cards else None,
+                    capture_size=capture, clean_frames=args.clean_frames and cards,
+                    reader=args.reader if cards else "replay",
+                    progress_s=None if args.quiet else PROGRESS_EVERY_S):
+                runs.append(run)
+                print(json.dumps(run.line()) if args.json else game_replays.format_game(run), flush=True)
+        except game_replays.ReplayUnavailable as exc:
+            raise UserError(str(exc)) from None
+        summary = game_replays.summarise(runs, time.perf_counter() - start)
+        summaries.append(summary)
+        print(json.dumps(summary) if args.json else game_replays.format_summary(summary), flush=True)
+    if len(kinds) > 1 and not args.json:
+        print(game_replays.format_kinds(summaries))
     return 0

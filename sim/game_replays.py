@@ -29,6 +29,13 @@ from typing import Any
 from ducktable.rules import make_game
 
 GAMES = ("duck", "grey", "bruce", "ducky", "sitting")
+CARD_GAMES = ("duck", "grey", "bruce")
+CAMERA_SIZE = (1920, 1080)
+"""The Pi camera's main stream (``device.camera.PiCameraSource``): the card games' pictures are
+taken at this size unless asked otherwise, and read as ``ducktable run`` reads them (the table at
+1280 x 720, each card cut from the full picture). Taken at 1280 x 720, a DUCK card is about
+50 x 75 pixels and its yellow digits a few pixels high: the classifier then misnames about one
+crop in ten on camera-like pictures, against one in forty at this size."""
 MODES = ("oracle", "truth", "model")
 READERS = ("replay", "run")
 """How rendered card-game pictures are read: by the card path directly, or by ``ducktable run``'s
@@ -149,7 +156,9 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
     size the table is calibrated at (1280 x 720; Ducky Ducky's whole picture), the cards cut
     from the full picture. The card games' pictures go through a camera's capture (exposure,
     white balance, focus, noise, JPEG: :class:`~ducktable.vision.augment.CaptureLook`) unless
-    ``clean_frames``; the board games' always do (their own ``photograph``). ``reader`` "run":
+    ``clean_frames``; the board games' always do (their own ``photograph``). ``capture_size``
+    None: the card games' pictures are taken at :data:`CAMERA_SIZE`, the board games' at the
+    size their table is read at. ``reader`` "run":
     the card games' pictures are read by ``ducktable run``'s own reader (model mode)."""
     check(game, mode, players)
     held = DEFAULT_HOLD[game] if hold is None else hold
@@ -164,6 +173,8 @@ def replay_game(game: str, seed: int, mode: str = "oracle", *, players: int | No
     if capture_size is not None and mode == "oracle":
         raise ReplayUnavailable("--capture works in truth and model modes: the oracle reads no pictures")
     check_reading(game, mode, clean_frames=clean_frames, reader=reader)
+    if capture_size is None and mode != "oracle" and game in CARD_GAMES:
+        capture_size = CAMERA_SIZE
     start = time.perf_counter()
     if game in ("ducky", "sitting"):
         result = _board_game(game, seed, mode, players, misread, hold, max_frames, capture_size, frames_dir)
@@ -275,12 +286,19 @@ def _replay_kwargs(kwargs: dict[str, Any]) -> GameReplay:
     return replay_game(**kwargs)
 
 
-def run_games(game: str, mode: str, seeds: Sequence[int], *, jobs: int = 1,
+def run_games(game: str, mode: str, seeds: Sequence[int], *, jobs: int = 1, vary_players: bool = False,
               **options: Any) -> Iterator[GameReplay]:
     """Replay one game per seed (in seed order), over ``jobs`` processes when above 1. A game
-    that stops on an engine refusal is yielded with ``first_problem`` saying so."""
+    that stops on an engine refusal is yielded with ``first_problem`` saying so.
+    ``vary_players`` with no ``players``: the card games go through 3, 4 and 5 players game by
+    game (the board games choose by the seed as always)."""
     check(game, mode, options.get("players"))
     calls = [{"game": game, "seed": seed, "mode": mode, **options} for seed in seeds]
+    if vary_players and options.get("players") is None and game in CARD_GAMES:
+        low, high = player_range(game)
+        counts = [n for n in (3, 4, 5) if low <= n <= high]
+        for k, call in enumerate(calls):
+            call["players"] = counts[k % len(counts)]
     for k, call in enumerate(calls):  # frames are written for the first game only
         if k:
             call["frames_dir"] = None
@@ -332,6 +350,7 @@ def summarise(runs: Iterable[GameReplay], wall_s: float) -> dict[str, Any]:
         "game": runs[0].game if runs else None,
         "mode": runs[0].mode if runs else None,
         "games": games,
+        "players": [r.players for r in runs],
         "exact_scores": sum(r.exact for r in runs),
         "exact_rate": round(sum(r.exact for r in runs) / max(1, games), 4),
         "true_events": true_events,
@@ -397,3 +416,21 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines += [f"  problem: {p}" for p in s["problems"]]
     return "\n".join(lines)
 
+
+
+def format_kinds(summaries: Sequence[dict[str, Any]]) -> str:
+    """Per game kind, one line of totals (from :func:`summarise`): the share of the events the
+    camera could see that it settled alone, wrong events (and how many were mended), events a
+    person entered, and those left to buttons or the phone by the rules (a die roll, a Quack)."""
+    header = (f"{'game':8s} {'games':>5s} {'players':>7s} {'camera settled':>20s} {'wrong':>5s} "
+              f"{'mended':>6s} {'by hand':>7s} {'buttons':>7s}")
+    lines = ["per game kind:", header]
+    for s in summaries:
+        counts = sorted(set(s.get("players", [])))
+        players = "-".join(str(n) for n in (counts[0], counts[-1])) if len(counts) > 1 else (
+            str(counts[0]) if counts else "?")
+        settled = (f"{s['camera_right_in_frames_shown']}/{s['camera_could_apply']} "
+                   f"{s['event_accuracy_camera_alone']:.1%}")
+        lines.append(f"{s['game']:8s} {s['games']:5d} {players:>7s} {settled:>20s} {s['wrong_applied']:5d} "
+                     f"{s['wrong_mended']:6d} {s['entered_by_hand']:7d} {s['pressed']:7d}")
+    return "\n".join(lines)

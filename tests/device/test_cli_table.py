@@ -4,6 +4,7 @@ summary format, clear messages for what cannot be done, layouts for all five gam
 from __future__ import annotations
 
 import json
+import re
 
 import cv2
 import pytest
@@ -35,9 +36,33 @@ def test_replay_video_for_people_shows_the_headline_and_every_event_type(capsys)
     assert "roll" in out and "stop" in out
 
 
+def test_replay_video_of_all_kinds_prints_totals_per_kind_and_varies_the_card_games_players(capsys):
+    """--game all: --games games of every kind (the card games at 3, 4, 5 players in turn), each
+    kind's summary, then one line of totals per kind that adds up its games' lines."""
+    assert cli.main(["replay-video", "--game", "all", "--games", "2", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    games = re.findall(r"^(\w+) game \d+ \((\d)p, oracle\): .*?, (\d+)/(\d+) events by camera, (\d+) pressed, "
+                       r"(\d+) entered by hand, (\d+) wrong", out, re.MULTILINE)
+    assert len(games) == 10
+    for kind in ("duck", "grey", "bruce"):
+        assert [g[1] for g in games if g[0] == kind] == ["3", "4"]
+    table = out[out.index("per game kind:"):].splitlines()[2:]
+    assert [row.split()[0] for row in table] == ["duck", "grey", "bruce", "ducky", "sitting"]
+    for row in table:
+        mine = [g for g in games if g[0] == row.split()[0]]
+        camera, visible, pressed, hand, wrong = (sum(int(g[k]) for g in mine) for k in (2, 3, 4, 5, 6))
+        cells = row.split()
+        assert cells[1] == "2" and cells[3] == f"{camera}/{visible}"
+        assert (cells[5], cells[7], cells[8]) == (str(wrong), str(hand), str(pressed))
+    assert table[0].split()[2] == "3-4"
+    assert int(table[1].split()[8]) > 0  # Grey Duck's Quacks: left to the phone by the rules, counted apart
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--game", "duck", "--players", "7"], "3 to 5 players"),
     (["--game", "grey", "--hold", "2"], "at least 3"),
+    (["--game", "all", "--players", "5"], "ducky is for 2 to 4 players"),
+    (["--game", "sitting", "--mode", "truth", "--clean-frames"], "for the card games"),
     (["--games", "0"], "at least 1"),
     (["--jobs", "0"], "at least 1"),
     (["--misread", "2"], "between 0 and 1"),

@@ -123,3 +123,15 @@ def test_board_photograph_from_a_kept_view_is_the_same_photograph():
     assert np.array_equal(kept, before)  # the kept view is not drawn on
     with pytest.raises(ValueError, match="plane"):
         board_pictures.photograph(None, view, np.random.default_rng(5))
+
+
+def test_card_games_are_taken_at_the_pi_cameras_size_unless_asked_otherwise(tmp_path):
+    """The Pi camera's main stream is 1920 x 1080 and `run` cuts the cards from it: rendered card
+    games are taken so by default (the kept reads name the size), and at another size when asked."""
+    game_replays.replay_game("grey", 2, "truth", max_frames=4, snapshots_dir=str(tmp_path / "default"))
+    game_replays.replay_game("grey", 2, "truth", max_frames=4, snapshots_dir=str(tmp_path / "small"),
+                             capture_size=(1280, 720))
+    (default,) = (tmp_path / "default").iterdir()
+    (small,) = (tmp_path / "small").iterdir()
+    assert game_replays.CAMERA_SIZE == (1920, 1080)
+    assert "-at1920x1080" in default.name and "-at1280x720" in small.name
