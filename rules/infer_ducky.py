@@ -288,20 +288,20 @@ class DuckyInferrer(Inferrer):
             doubt = (f"the duck facing {name}'s pawn is gone from cell {cell} but on none of their "
                      "cards") if gone else ""
             colour = state.pad_colour[cell]
-            assert moved_at is not None  # the next player's log was read, so it has a date
             for p in range(PILES):
                 card = state.visible[seat][p]
                 if card is None or not self._progress(state, table, seat, p, colour):
                     continue
-                before = card_labels(card.label, list(card.filled))
-                if not table.read_clearly_since(pile_zone(seat, p), before, moved_at, self.min_confidence):
-                    # the duck was read on the card only after the move, and nothing read
-                    # clearly showed the card without it in between (a token on a slot of
-                    # its own colour reads unsure): it may have been fished in time
-                    doubt = doubt or (f"{name}'s card shows the {colour} duck, but it was read there only "
-                                      f"after the next player moved: did {name} fish it in time?")
-            # "left the duck" says the duck is on none of their cards: those must read clearly
+                # the duck is on one of their cards (or that card is already a gift), read there
+                # only after the next player moved: a reading held while hands cover the pile
+                # lags the table, so it may have been fished in time; a person says which
+                doubt = (f"{name}'s card shows the {colour} duck, but it was read there only "
+                         f"after the next player moved: did {name} fish it in time?")
+            # "left the duck" says the duck is on none of their cards: those must read clearly,
+            # and again since a hand was last over them (a hand there may be fishing right now)
             cards = [pile_zone(seat, p) for p in range(PILES) if state.could_fish(seat, p).ok]
+            if not all(table.fresh(zone) for zone in [river_zone(cell), *cards]):
+                return None
             return self._inference(table, Event("pass", seat), [log_zone(log), river_zone(cell), *cards],
                                    f"the next player moved on, so {name} left the duck", doubt)
         if max(state.scores()) >= GIFTS_TO_WIN:

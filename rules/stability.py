@@ -231,12 +231,6 @@ class StabilityTracker:
         since = self._last_reads_since_hand(name, reads)
         return len(since) >= reads and all(r.labels == labels for r in since)
 
-    def read_clearly_since(self, name: str, labels: Labels, ts: int, confidence: float) -> bool:
-        """Whether a read of the zone after ``ts`` (among the last :data:`READS_KEPT`) named
-        exactly ``labels``, every card at least ``confidence`` sure: the zone showed that then."""
-        return any(r.ts > ts and r.labels == labels and r.confidence >= confidence
-                   for r in self._kept.get(name, ()))
-
     def wavered(self, name: str) -> bool:
         """Whether, since a hand was last over the zone, a read named another number of cards
         than it settled on *after* a read had named that number. Fewer cards before that is a

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+import pytest
 from ducktable.rules import Event, make_game
 from ducktable.rules.ducky import DuckyState
 from ducktable.rules.infer_base import TableFollower
@@ -205,12 +206,21 @@ def test_DUCKY_T4_no_pass_while_the_fishers_cards_are_read_unsure():
     assert "low confidence" in table.follower.pending.why
 
 
-def test_DUCKY_T4_a_card_filled_after_the_next_move_is_no_fishing():
+@pytest.mark.parametrize("fished", [
+    {pile_zone(0, 1): card_labels(P0_CARDS[1], [False, True])},
+    {pile_zone(0, 0): ("back",), gifts_zone(0): ("gift",)},  # the card completed: a gift now
+], ids=["on-the-card", "card-completed"])
+def test_DUCKY_T4_a_duck_read_on_a_card_only_after_the_next_move_is_asked(fished):
+    """Fishing late and a reading that lagged the hands look the same to the camera (model mode,
+    ducky seed 12: a card completed, turned into a gift and the next card shown were read only
+    after the next player moved, and a pass was recorded where the player had fished): neither
+    a fishing nor a pass is recorded; a person says which."""
     table = take()
     table.lay({log_zone(2): (), log_zone(3): (pawn_label(1),)}, frames=2)
-    applied = table.lay({river_zone(3): pad_labels("blue", False),
-                         pile_zone(0, 1): card_labels(P0_CARDS[1], [False, True])})
-    assert [(e.type, e.seat) for e in applied] == [("pass", 0)]
+    assert table.lay({river_zone(3): pad_labels("blue", False), **fished}) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "pass" and "in time" in pending.why
+    assert table.state.phase == "fish"
 
 
 def test_DUCKY_T4_a_duck_read_on_the_card_only_after_the_next_move_is_asked_not_taken_for_a_pass():
