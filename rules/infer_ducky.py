@@ -290,6 +290,12 @@ class DuckyInferrer(Inferrer):
             colour = state.pad_colour[cell]
             for p in range(PILES):
                 card = state.visible[seat][p]
+                if card is not None and table.labels(pile_zone(seat, p)) != card_labels(
+                        card.label, list(card.filled)):
+                    # a pass leaves the fisher's cards as they were: a pile that reads otherwise
+                    # (a card turned into a gift, the next card shown) was changed by someone
+                    doubt = (f"{name}'s cards no longer show what they did before the next "
+                             f"player moved: did {name} fish the {colour} duck?")
                 if card is None or not self._progress(state, table, seat, p, colour):
                     continue
                 # the duck is on one of their cards (or that card is already a gift), read there

@@ -209,7 +209,8 @@ def test_DUCKY_T4_no_pass_while_the_fishers_cards_are_read_unsure():
 @pytest.mark.parametrize("fished", [
     {pile_zone(0, 1): card_labels(P0_CARDS[1], [False, True])},
     {pile_zone(0, 0): ("back",), gifts_zone(0): ("gift",)},  # the card completed: a gift now
-], ids=["on-the-card", "card-completed"])
+    {pile_zone(0, 0): ("card-green-pink",)},  # the next card shown, the gift not yet read
+], ids=["on-the-card", "card-completed", "next-card-shown"])
 def test_DUCKY_T4_a_duck_read_on_a_card_only_after_the_next_move_is_asked(fished):
     """Fishing late and a reading that lagged the hands look the same to the camera (model mode,
     ducky seed 12: a card completed, turned into a gift and the next card shown were read only
@@ -219,7 +220,8 @@ def test_DUCKY_T4_a_duck_read_on_a_card_only_after_the_next_move_is_asked(fished
     table.lay({log_zone(2): (), log_zone(3): (pawn_label(1),)}, frames=2)
     assert table.lay({river_zone(3): pad_labels("blue", False), **fished}) == []
     pending = table.follower.pending
-    assert pending is not None and pending.event.type == "pass" and "in time" in pending.why
+    assert pending is not None and pending.event.type == "pass"
+    assert "in time" in pending.why or "did Ann fish" in pending.why, pending.why
     assert table.state.phase == "fish"
 
 
