@@ -87,6 +87,7 @@ def pick_cards(form: Locator, box: Locator, cards: list[str]) -> None:
     box.click()
     for card in cards:
         form.locator(f'button.pick[data-card="{card}"]').click()
+    expect(box).not_to_have_value("")  # the picker's script took the taps
 
 
 def tap_widget(form: Locator, w: forms.Widget) -> None:
@@ -117,6 +118,7 @@ def tap_widget(form: Locator, w: forms.Widget) -> None:
 
 def enter(page: Page, server: Server, match: int, event: Event) -> None:
     """Tap ``event`` into the entry page (or tap its one-tap button)."""
+    page.wait_for_load_state("load")  # the page's script runs before taps count (a loaded machine)
     state = server.store.state(match)
     expect(page.locator("form.event-form textarea")).to_have_count(0)
     one_tap = page.locator(f'button[data-one-tap="{event.type}"]')
