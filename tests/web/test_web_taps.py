@@ -162,13 +162,18 @@ def test_ducky_return_offers_the_empty_pads_of_each_colour(store: MatchStore) ->
                 assert state.pad_colour[int(value)] == colour and not state.duck[int(value)]
 
 
-def test_sitting_positions_are_drawn_as_the_line_with_its_cards(store: MatchStore) -> None:
+def dealt_sitting(store: MatchStore) -> State:
+    """A three-player Sitting Ducks match whose line the bots have dealt (full information)."""
     info = store.create_match("sitting", ["Ann", "Ben", "Cat"], observer=False)
     rng = random.Random(2)
     bots = [RandomBot(random.Random(i)) for i in range(3)]
     while store.state(info.id).needs_chance():
         assert store.submit(info.id, next_event(store.state(info.id), bots, rng)).ok
-    state = store.state(info.id)
+    return store.state(info.id)
+
+
+def test_sitting_positions_are_drawn_as_the_line_with_its_cards(store: MatchStore) -> None:
+    state = dealt_sitting(store)
     spec = state.game.event_spec("double_barrel")
     assert spec is not None
     items = forms.build_form(spec, state).widgets[0].items
@@ -180,12 +185,7 @@ def test_sitting_positions_are_drawn_as_the_line_with_its_cards(store: MatchStor
 
 
 def test_a_duck_shuffle_naming_one_card_twice_is_a_clear_error(store: MatchStore) -> None:
-    info = store.create_match("sitting", ["Ann", "Ben", "Cat"], observer=False)
-    rng = random.Random(2)
-    bots = [RandomBot(random.Random(i)) for i in range(3)]
-    while store.state(info.id).needs_chance():
-        assert store.submit(info.id, next_event(store.state(info.id), bots, rng)).ok
-    state = store.state(info.id)
+    state = dealt_sitting(store)
     spec = state.game.event_spec("duck_shuffle")
     assert spec is not None
     form: dict[str, Any] = {forms.SEAT_FIELD: "0"}
