@@ -130,6 +130,8 @@ class GreyInferrer(Inferrer):
         self._dated: set[tuple[str, int | None, int]] = set()  # entries by hand that stamp() dated
         self._waverings: dict[str, int] = {}  # per spot: times its number of cards wavered once settled
         self._wavering_now: set[str] = set()  # spots wavering in the current frame (counted once a spell)
+        self._others_laid = False  # in the last look at a trick: cards in a spot not the mover's
+        self._ahead_guess: tuple[int, int] | None = None  # (seat, ts) of a Quack guessed from such cards
         self.withdrawn: list[int] = []
 
     # -- the protocol ------------------------------------------------------------------------
@@ -183,6 +185,16 @@ class GreyInferrer(Inferrer):
             return event  # not seen, or seen at a time the log cannot have it
         self._dated.add((event.type, event.seat, seen))
         return Event(event.type, event.seat, event.data, seen, event.source)
+
+    def conflicts(self, waiting: Event, proposal: Event) -> bool:
+        """A Quack guessed from another seat's cards laid in the mover's turn is answered when
+        those cards are gone and the mover lays cards: they were laid out of turn and taken
+        back, and the mover did not quack. While they still lie there, the mover's cards may
+        come a round later (a Quack, then the others' plays), so the guess keeps waiting."""
+        if (waiting.type == "quack" and proposal.type == "play" and waiting.seat == proposal.seat
+                and (waiting.seat, waiting.ts) == self._ahead_guess and not self._others_laid):
+            return False
+        return super().conflicts(waiting, proposal)
 
     def recall(self, memory: dict[str, Any]) -> None:
         """Go back to an earlier memory, keeping which entries by hand :meth:`stamp` dated
@@ -357,6 +369,7 @@ class GreyInferrer(Inferrer):
     def _play(self, state: GreyDuckState, table: StabilityTracker, sights: list[_Sight]) -> Inference | None:
         mover = state.turn
         window = state.race_window()
+        self._others_laid = any(s.kind == TRICK and s.seat != mover for s in sights)
         ahead: list[_Sight] = []
         for sight in sights:
             if sight.kind == GREY:
@@ -406,9 +419,11 @@ class GreyInferrer(Inferrer):
                      "swept before they could be read?)")
             if not _quack_wins_trick(state, mover):
                 doubt = "the trick was swept away, but more than one player still had to quack"
+            self._ahead_guess = None
             return self._inference(table, Event("quack", mover), [], ts, "", doubt)
         if ahead:
             first = ahead[0]
+            self._ahead_guess = (mover, first.ts)
             return self._inference(table, Event("quack", mover), [first.zone], first.ts, "",
                                    f"{state.players[first.seat]} laid cards while it is "
                                    f"{state.players[mover]}'s turn: did {state.players[mover]} quack?")

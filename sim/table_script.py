@@ -291,6 +291,12 @@ class _PressesFirst(Inferrer):
     def applied(self, state: State, event: Event) -> None:
         self.inner.applied(state, event)
 
+    def conflicts(self, waiting: Event, proposal: Event) -> bool:
+        return self.inner.conflicts(waiting, proposal)
+
+    def stamp(self, state: State, event: Event, table: StabilityTracker) -> Event:
+        return self.inner.stamp(state, event, table)
+
     def remember(self) -> dict[str, Any]:
         return self.inner.remember()
 

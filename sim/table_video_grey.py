@@ -27,7 +27,9 @@ from typing import Any
 from ducktable.rules import Event
 from ducktable.rules.grey import (
     DECK_COUNTS,
+    DRAKE,
     DRAKES,
+    RANK_OF,
     REACT_MS,
     THINK_MS,
     GreedyGreyBot,
@@ -210,6 +212,11 @@ def _swap_moment(stage: Stage, state: GreyDuckState, event: Event,
         state.apply_or_raise(event)
         if event.type == "lame_duck":
             stage.change([captain], lay(captain, [], None))  # the card goes back to the Duckling
+    elif event.type == "swap_pass" and RANK_OF.get(event.data["card"]) == DRAKE:
+        # the Duckling says which rank they ask for: the card shows, the phone tells the rest
+        stage.change([captain], lay(captain, [event.data["card"]], None))
+        stage.press(event)
+        state.apply_or_raise(event)
     elif event.type == "swap_pass":
         stage.change([captain], lay(captain, [event.data["card"]], event))
     elif event.type == "swap_return":

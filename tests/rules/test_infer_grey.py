@@ -108,6 +108,26 @@ def test_GREY_T3_cards_laid_out_of_turn_suggest_a_quack_but_apply_nothing():
         ("quack", 0, {}), ("play", 1, {"cards": ["yellow-8"]})]
 
 
+def test_GREY_T3_cards_laid_out_of_turn_and_taken_back_then_the_mover_plays():
+    table = led_five()
+    table.lay(s1_trick=["yellow-8"], hidden=("seat1.trick",), frames=1)
+    assert table.lay(s1_trick=["yellow-8"]) == []  # Ben lays cards while it is Ann's turn
+    assert "did Ann quack?" in table.pending_why()
+    table.lay(s1_trick=[], hidden=("seat1.trick",), frames=1)
+    table.lay()  # Ben takes them back
+    table.lay(s0_trick=["yellow-7"], hidden=("seat0.trick",), frames=1)
+    applied = table.lay(s0_trick=["yellow-7"], frames=6)  # and Ann plays: she did not quack
+    assert brief(applied) == [("play", 0, {"cards": ["yellow-7"]})]
+    assert table.follower.pending is None
+
+
+def test_GREY_T3_a_quack_guess_stands_while_the_cards_that_raised_it_still_lie_there():
+    table = led_five()
+    assert table.lay(s1_trick=["yellow-8"]) == []  # Ben plays after a Quack nobody pressed
+    assert table.lay(s0_trick=["yellow-9"], frames=6) == []  # Ann's cards a round later
+    assert "signs of a quack" in table.pending_why()
+
+
 def test_GREY_G1_grey_joins_the_lone_duck_with_its_first_seen_time():
     table = led_five()
     applied = table.lay(s1_grey=["grey-5"])
@@ -272,16 +292,16 @@ def test_GREY_G1_grey_joining_a_play_confirmed_late_by_hand_is_not_refused_as_ol
     assert (race.seat, race.joined_seat, race.overturned) == (1, 0, None)
 
 
-def test_GREY_T3_cards_laid_out_of_turn_are_no_reply_to_a_play_confirmed_after_them():
+def test_GREY_T3_cards_laid_out_of_turn_are_no_reply_to_a_play_seen_after_them():
     """Ben lays a card while it is Ann's turn (a Quack is suggested) and takes it back under
-    his hand while Ann plays; a person confirms Ann's play. Ben's card, still read where it
-    lay, was there before Ann's play, so it is not applied as Ben's answer to it."""
+    his hand while Ann plays. While his hand hides his spot, his card is still read where it
+    lay, and Ann's play waits; once the spot shows empty, Ann's play is applied (she did not
+    quack), and Ben's card, there before her play, is not taken for his answer to it."""
     table = led_five()
     table.lay(4, s1_trick=["yellow-8"])
     assert "did Ann quack" in table.pending_why()
-    table.lay(6, hidden=("seat1.trick",), s1_trick=[], s0_trick=["yellow-7"])
-    table.lay(8)
-    assert table.follower.confirm(Event("play", 0, {"cards": ["yellow-7"]}, ts=table.ts)).ok
+    assert table.lay(6, hidden=("seat1.trick",), s1_trick=[], s0_trick=["yellow-7"]) == []
+    assert brief(table.lay(8)) == [("play", 0, {"cards": ["yellow-7"]})]
     assert table.press("quack", 1) and table.press("quack", 2)
     table.lay(6)
     assert brief([i.event for i in table.follower.log[2:]]) == [
@@ -405,13 +425,32 @@ def test_grey_script_changes_the_table_only_under_a_hand_and_ends_with_the_game(
     game, happenings = table_video_grey.grey_bot_game(3, options={"hands": 2})
     script = table_video_grey.grey_script(game, happenings, random.Random(3))
     assert script.shots[-1].event_index == len(game.events)
-    assert {p.event.type for p in script.presses} <= set(table_video_grey.SPOKEN)
+    assert {p.event.type for p in script.presses} <= {*table_video_grey.SPOKEN, "swap_pass"}
     assert [p.index for p in script.presses] == sorted(p.index for p in script.presses)
     for before, after in zip(script.shots, script.shots[1:], strict=False):
         changed = {name for (name, a), (_, b) in zip(before.zones, after.zones, strict=True) if a != b}
         assert changed <= after.covered, "a spot changed with no hand over it"
     refused = [h for h in happenings if not h.accepted]
     assert any(h.event.type == "grey" for h in refused)  # lost races are shown too
+
+
+def test_grey_script_a_drake_passed_in_the_swap_shows_and_its_request_is_told_on_the_phone():
+    """GREY-W2: the rank the Duckling asks for with a Drake is spoken, so the pass is entered
+    on the phone (counted with the presses), while the Drake still shows in the Captain's spot."""
+    game, happenings = table_video_grey.grey_bot_game(2, options={"hands": 2})
+    script = table_video_grey.grey_script(game, happenings, random.Random(2))
+    drake_passes = [p for p in script.presses if p.event.type == "swap_pass"]
+    assert drake_passes and all(p.event.data["card"].endswith("-D") for p in drake_passes)
+    press = drake_passes[0]
+    state = make_game("grey", game.options).new_state(game.players)
+    for event in game.events[:press.index]:
+        state.apply_or_raise(event)
+    assert isinstance(state, GreyDuckState) and state.swap is not None
+    shown = dict(script.shots[press.frame].zones)[trick_zone(state.swap.captain)]
+    assert press.event.data["card"] in shown
+    other_passes = [e for k, e in enumerate(game.events) if e.type == "swap_pass"
+                    and k not in {p.index for p in script.presses}]
+    assert all(not e.data["card"].endswith("-D") for e in other_passes)
 
 
 @reduced_or_full(5, 20)
