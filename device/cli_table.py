@@ -81,9 +81,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--clean-frames", action="store_true",
                    help="card games, truth/model modes: read the clean renders; by default every picture "
                         "goes through a camera's capture (exposure, white balance, focus, noise, JPEG 60-95)")
-    p.add_argument("--reader", default="replay", choices=("replay", "run"),
-                   help="card games, model mode: read the pictures with the card path directly (replay) "
-                        "or with `ducktable run`'s own reader, calibrated from the empty table (run)")
+    p.add_argument("--reader", default=None, choices=("replay", "run"),
+                   help="card games: read the pictures with `ducktable run`'s own reader, calibrated from "
+                        "the empty table, as the table does (run: the default in model mode), or with the "
+                        "card path directly (replay: the default, and the only choice, in truth mode)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress lines on stderr while a game's frames are read")
     p.add_argument("--json", action="store_true", help="print one JSON line per game and a summary line")
@@ -190,6 +191,15 @@ def _size(text: str) -> tuple[int, int]:
     return width, height
 
 
+def _reader(args: argparse.Namespace, kind: str) -> str:
+    """The reader asked for, or by default ``ducktable run``'s for the card games in model mode."""
+    from ducktable.sim import game_replays
+
+    if args.reader is not None:
+        return str(args.reader)
+    return "run" if args.mode == "model" and kind in game_replays.CARD_GAMES else "replay"
+
+
 def cmd_replay_video(args: argparse.Namespace) -> int:
     from ducktable.sim import game_replays
 
@@ -212,7 +222,7 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
         for kind in kinds:
             game_replays.check(kind, args.mode, args.players)
             game_replays.check_reading(kind, args.mode, clean_frames=args.clean_frames and kind in card_games,
-                                       reader=args.reader if kind in card_games else "replay")
+                                       reader=_reader(args, kind) if kind in card_games else "replay")
         if args.hold is not None and args.hold < game_replays.MIN_HOLD:
             raise game_replays.ReplayUnavailable(
                 f"--hold must be at least {game_replays.MIN_HOLD} (the tracker settles a change on "
@@ -230,7 +240,7 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
     seeds = range(args.seed, args.seed + args.games)
     if args.mode != "oracle" and not args.quiet:
         pictures = ("clean renders" if args.clean_frames else "camera-like pictures") + (
-            ", read by run's reader" if args.reader == "run" else "")
+            ", read by run's reader" if any(_reader(args, k) == "run" for k in card_games) else "")
         print(f"replaying {args.games} {args.game} game(s) in {args.mode} mode ({pictures}); a game takes "
               "minutes, progress on stderr", file=sys.stderr, flush=True)
     summaries = []
@@ -244,7 +254,7 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
                     players=args.players, misread=args.misread, hold=args.hold, max_frames=args.max_frames,
                     frames_dir=args.write_frames, snapshots_dir=args.snapshots if cards else None,
                     capture_size=capture, clean_frames=args.clean_frames and cards,
-                    reader=args.reader if cards else "replay",
+                    reader=_reader(args, kind) if cards else "replay",
                     progress_s=None if args.quiet else PROGRESS_EVERY_S):
                 runs.append(run)
                 print(json.dumps(run.line()) if args.json else game_replays.format_game(run), flush=True)

@@ -80,3 +80,14 @@ def test_replay_video_says_what_it_replays_and_how_far_a_game_is(capsys, monkeyp
     assert cli.main(["replay-video", "--game", "duck", "--mode", "truth", "--games", "1", "--seed", "3",
                      "--max-frames", "12", "--json", "--quiet", "--clean-frames"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_replay_video_reads_card_games_as_run_does_by_default_in_model_mode(capsys):
+    """Model mode measures what the table does: the card games' pictures go through
+    ``ducktable run``'s reader unless ``--reader replay`` asks for the card path."""
+    assert cli.main(["replay-video", "--game", "bruce", "--mode", "model", "--games", "1", "--seed", "3",
+                     "--max-frames", "6", "--json"]) == 0
+    assert "read by run's reader" in capsys.readouterr().err
+    assert cli.main(["replay-video", "--game", "bruce", "--mode", "model", "--games", "1", "--seed", "3",
+                     "--max-frames", "6", "--json", "--reader", "replay"]) == 0
+    assert "read by run's reader" not in capsys.readouterr().err
