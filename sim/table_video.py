@@ -591,7 +591,9 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
         waited = waited + 1 if behind and step.pending is not None else 0
         if waited >= patience_frames or stuck >= lag_frames:
             before = len(follower.log)
-            _confirm(follower, truth, result)
+            if not _confirmed(follower, truth, result):
+                ok = False
+                break
             stuck = waited = 0
             was_pending = follower.pending is not None
             ok = check_new(before)
@@ -601,14 +603,23 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
     if ok:  # the video is over: a person enters whatever the camera did not settle
         while not follower.state.is_over() and len(follower.log) < len(truth):
             before = len(follower.log)
-            _confirm(follower, truth, result, camera_on=False)
-            if not check_new(before):
+            if not _confirmed(follower, truth, result, camera_on=False) or not check_new(before):
                 break
     state = follower.state  # (a mend replays the log into a new state)
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
     left_wrong = any(not _same(i.event, t) for i, t in zip(follower.log, truth, strict=False))
     result.exact_scores = result.seen_scores == game.scores and not left_wrong
     return result
+
+
+def _confirmed(follower: TableFollower, truth: list[Event], result: ReplayResult, camera_on: bool = True) -> bool:
+    """:func:`_confirm`, False when the true event was refused (the game cannot go on; what was
+    counted so far, a wrong camera event included, stays in ``result``)."""
+    try:
+        _confirm(follower, truth, result, camera_on)
+    except RuntimeError:
+        return False
+    return True
 
 
 def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult, camera_on: bool = True) -> None:

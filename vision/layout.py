@@ -35,6 +35,11 @@ MARKER_IDS = (0, 1, 2, 3)
 MERGED_AREA = 1.7
 """A card found this many times larger than a card (on the table plane) is two touching cards
 the detector took for one: it is read as unknown, never as one card of the pair."""
+GAP_SLOTS = 1.6
+"""Neighbours in a row of a spread whose centres lie this many slot widths apart leave room
+for a card between them: one the detector missed (the middle card of three laid edge to edge
+is the one it misses, and the cover watch cannot see it, every pixel of it lying near a card
+found). The zone is read as covered, the safe mistake, rather than with a card missing."""
 
 
 class LayoutError(ValueError):
@@ -273,8 +278,16 @@ def zone_reads(layout: TableLayout, cards: Sequence[SeenCard],
         items = sorted(found[zone.name], key=lambda kv: kv[0])
         if zone.kind == "pile" and len(items) > 1:
             items = [max(items, key=lambda kv: kv[1].confidence)]
+        if _gap_between(items, GAP_SLOTS * SLOT_W):
+            out[zone.name] = ZoneRead(occluded=True)
+            continue
         out[zone.name] = ZoneRead(tuple(read for _, read in items))
     return out
+
+
+def _gap_between(items: Sequence[tuple[tuple[int, float], CardRead]], gap: float) -> bool:
+    """Whether two cards next to each other in one row of a spread lie ``gap`` or more apart."""
+    return any(a[0][0] == b[0][0] and b[0][1] - a[0][1] >= gap for a, b in zip(items, items[1:], strict=False))
 
 
 def _table_area(layout: TableLayout, quad: np.ndarray) -> float:

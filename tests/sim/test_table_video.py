@@ -38,6 +38,19 @@ def test_DUCK_F1_oracle_replay_reproduces_events_and_scores_exactly():
         assert result.camera_right + result.confirmed == result.true_events
 
 
+def test_a_replay_the_rules_stop_keeps_what_it_counted(monkeypatch):
+    """A true event refused (the game cannot go on) ends the replay with its figures, a wrong
+    camera event included, instead of losing them with the game."""
+    def refused(follower, truth, result, camera_on=True):
+        result.wrong_applied += 1  # as a camera event the refusal traced back to would be
+        raise RuntimeError("event #0: the true event was refused")
+
+    monkeypatch.setattr(table_video, "_confirm", refused)
+    result = table_video.oracle_replay(1, misread=0.02)
+    assert result.wrong_applied == 1 and not result.exact_scores
+    assert result.frames > 0 and result.camera_right > 0
+
+
 @pytest.mark.parametrize("players, seed, misread", [
     (4, 8, 0.02),  # a set stacked on a pile still read as before the hand: wrong card on top
     (4, 73, 0.05),  # a play onto the card below the top taken for a take from that pile

@@ -38,11 +38,23 @@ def card_at(layout, zone_name, slot, label, conf=0.9):
 def test_cards_go_to_their_zones_in_reading_order_without_game_prefix():
     layout = identity_layout()
     cards = [card_at(layout, "seat0.reveal", 5, "duck/red-2"), card_at(layout, "seat0.reveal", 0, "duck/blue-1"),
-             card_at(layout, "seat0.reveal", 3, "duck/yellow-4"), card_at(layout, "seat1.discard", 0, "duck/red-7")]
+             card_at(layout, "seat0.reveal", 1, "duck/yellow-4"), card_at(layout, "seat1.discard", 0, "duck/red-7")]
     reads = zone_reads(layout, cards, occluded={"seat2.reveal"})
     assert reads["seat0.reveal"].labels == ("blue-1", "yellow-4", "red-2")  # row 1, then row 2
     assert reads["seat1.discard"].labels == ("red-7",)
     assert reads["seat2.reveal"].occluded and reads["seat2.discard"].labels == ()
+
+
+def test_a_spread_with_room_for_a_card_between_two_cards_found_is_read_as_covered():
+    """The middle card of three laid edge to edge is the one a detector misses; a play read
+    without it would be a wrong event, so the spread is read as covered until it is found."""
+    layout = identity_layout()
+    ends = [card_at(layout, "seat0.reveal", 0, "duck/blue-6"), card_at(layout, "seat0.reveal", 2, "duck/blue-6")]
+    assert zone_reads(layout, ends)["seat0.reveal"].occluded
+    three = [*ends, card_at(layout, "seat0.reveal", 1, "duck/red-6")]
+    assert zone_reads(layout, three)["seat0.reveal"].labels == ("blue-6", "red-6", "blue-6")
+    rows = [card_at(layout, "seat0.reveal", 0, "duck/blue-6"), card_at(layout, "seat0.reveal", 6, "duck/red-6")]
+    assert zone_reads(layout, rows)["seat0.reveal"].labels == ("blue-6", "red-6")  # one in each row
 
 
 def test_a_pile_keeps_only_its_most_confident_card():
