@@ -10,7 +10,7 @@ what a card stands for in its zone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -80,11 +80,13 @@ class CardZones:
         self._boxes = [(max(0, x0), max(0, y0), min(width, x1), min(height, y1)) for x0, y0, x1, y1 in _merged(boxes)]
         self._min_area = DetectorSettings().min_area_frac * width * height  # as in a whole frame
 
-    def covered(self, frame: np.ndarray) -> set[str]:
+    def covered(self, frame: np.ndarray, card_quads: Sequence[np.ndarray] = ()) -> set[str]:
         """Zones with a hand over them or near: skin-coloured blobs (thin warm strokes of card
         art are no hand), as the board readers see hands (the light on a board table changes
-        too much for a comparison with the empty table)."""
-        skin = skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV))
+        too much for a comparison with the empty table). A blob wholly inside one of the cards
+        found (``card_quads``, frame pixels) is that card's print, such as Aim's red crosshair
+        blurred by the camera: a hand over a card always crosses its edge."""
+        skin = _without_card_print(skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)), card_quads)
         return {name for name, (ys, xs) in self._areas.items() if len(ys) and skin[ys, xs].mean() > COVER_SKIN}
 
     def read(self, frame: np.ndarray, detail: np.ndarray | None = None) -> dict[str, Any]:
@@ -106,7 +108,7 @@ class CardZones:
             if zone is not None:
                 placed.append((zone, (float(centre[0]), float(centre[1])), detection))
         labels = self.classify([d for _, _, d in placed]) if placed else []
-        covered = self.covered(frame)
+        covered = self.covered(frame, [d.quad for d in found])
         reads: dict[str, list[tuple[tuple[int, float], tuple[Any, ...]]]] = {z.name: [] for z in self.layout.zones}
         for (zone, xy, detection), (qualified, confidence) in zip(placed, labels, strict=True):
             label = qualified.split("/", 1)[1] if "/" in qualified else qualified
@@ -122,6 +124,18 @@ class CardZones:
             out[zone.name] = ZoneRead(tuple(card for _, cards in sorted(items, key=lambda kv: kv[0])
                                             for card in cards))
         return out
+
+
+def _without_card_print(skin: np.ndarray, card_quads: Sequence[np.ndarray]) -> np.ndarray:
+    """The skin mask less its blobs that lie wholly inside a card's outline."""
+    if not len(card_quads) or not skin.any():
+        return skin
+    inside = np.zeros(skin.shape, np.uint8)
+    for quad in card_quads:
+        cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+    _, labels = cv2.connectedComponents(skin.astype(np.uint8), connectivity=8)
+    reaching_out = np.unique(labels[skin & (inside == 0)])
+    return np.isin(labels, reaching_out[reaching_out > 0])
 
 
 def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
