@@ -31,9 +31,10 @@ A line that fits a play of another card than the one laid, several different pla
 card, any play while no new card was laid, or two cards laid since the last turn seen (a turn
 may have gone unseen: the next player's play must not be taken for the missing one) is held for
 a person. A hand over the pile only while hands were over the line too, its top unchanged, is
-an arm crossing it on the way to the line (the pile lies beside it): no second card. After an event entered by hand, table moments from before it was entered are not
-read, a card of that turn laid late is not taken for the next turn's, and nothing is sure until
-the line shows what the event left.
+an arm crossing it on the way to the line (the pile lies beside it), not a card laid. After an
+event entered by hand, table moments from before it was entered are not read, a card of that
+turn laid late is not taken for the next turn's, and nothing is sure until the line shows what
+the event left.
 
 Pure: stdlib only.
 """
@@ -146,15 +147,12 @@ NEVER = 1 << 62
 @dataclass(frozen=True)
 class Laying:
     """A card seen laid on the played pile: its label, whether only a hand over the pile told
-    it (it looks like the card it covers), whether it may be the late card of a turn entered
-    by hand (one like it was taken for that card on a hand's visit alone), and whether that hand
-    was over the pile only while hands were over the line too (``reaching``: most likely an arm
-    crossing the pile on its way to the line)."""
+    it (it looks like the card it covers), and whether it may be the late card of a turn entered
+    by hand (one like it was taken for that card on a hand's visit alone)."""
 
     card: str
     look_alike: bool
     late: bool = False
-    reaching: bool = False
 
 
 class SittingInferrer(Inferrer):
@@ -232,8 +230,10 @@ class SittingInferrer(Inferrer):
             self._owed.clear()
         elif self._layings and self._layings[-1].look_alike and self._layings[-1].card == top:
             return  # hands passing the pile again (an arm on its way to the line): still one laying
-        reaching = not changed and _reaching_for_line(table, since)
-        self._layings.append(Laying(top, not changed, top in self._guessed, reaching))
+        elif _reaching_for_line(table, since):
+            return  # an arm crossing the pile on its way to the line: a card laid there would
+            # show a moment with the pile alone under the hand
+        self._layings.append(Laying(top, not changed, top in self._guessed))
 
     def _turn_card(self) -> Laying | None:
         """The card this turn laid: the first new label, else a look-alike."""
@@ -378,9 +378,8 @@ class SittingInferrer(Inferrer):
         read = self._line(table)
         laid = self._turn_card()
         doubt = ""
-        laid_count = sum(not lay.reaching for lay in self._layings)
-        if laid_count > 1:
-            doubt = (f"{laid_count} cards were laid on the pile since the last turn the "
+        if len(self._layings) > 1:
+            doubt = (f"{len(self._layings)} cards were laid on the pile since the last turn the "
                      "camera saw; a turn may have gone unseen")
         elif laid is not None and laid.late:
             doubt = (f"the {laid.card} on the pile may be the card of a turn entered by hand, laid "
