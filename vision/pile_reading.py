@@ -45,6 +45,9 @@ SEARCH_MARGIN_PX = 24
 COVER_SKIN = 0.04
 """Share of skin-coloured pixels around a pile that counts as a hand over it (as the board
 reader's OCCLUDED_SKIN)."""
+TABLE_SKIN = 0.15
+"""A skin-coloured blob larger than this share of the picture is the table itself (wood, a tan
+cloth, under some exposures): a hand is far smaller, and one over such a table merges with it."""
 
 NameCard = Callable[[Any, str, float, np.ndarray, tuple[float, float]], tuple[Any, ...]]
 """(zone, label without its game, confidence, the card's upright crop, where it lies) -> the
@@ -85,9 +88,26 @@ class CardZones:
         art are no hand), as the board readers see hands (the light on a board table changes
         too much for a comparison with the empty table). A blob wholly inside one of the cards
         found (``card_quads``, frame pixels) is that card's print, such as Aim's red crosshair
-        blurred by the camera: a hand over a card always crosses its edge."""
+        blurred by the camera: a hand over a card always crosses its edge.
+
+        Where the table itself passes for skin (a blob larger than :data:`TABLE_SKIN` of the
+        picture) no hand can be told from it: a zone there is covered unless a card found lies
+        wholly in it, its outline unbroken by a hand."""
         skin = _without_card_print(skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)), card_quads)
-        return {name for name, (ys, xs) in self._areas.items() if len(ys) and skin[ys, xs].mean() > COVER_SKIN}
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(skin.astype(np.uint8), connectivity=8)
+        large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > TABLE_SKIN * skin.size)
+        table = np.isin(labels, large[large > 0])
+        hand = skin & ~table
+        centres = [self.layout.to_table(quad.mean(axis=0, keepdims=True))[0] for quad in card_quads]
+        found: set[str] = set()
+        for zone in self.layout.zones:
+            ys, xs = self._areas[zone.name]
+            if not len(ys):
+                continue
+            whole_card = any(self.layout.zone_at(c) is zone for c in centres)
+            if hand[ys, xs].mean() > COVER_SKIN or (table[ys, xs].mean() > COVER_SKIN and not whole_card):
+                found.add(zone.name)
+        return found
 
     def read(self, frame: np.ndarray, detail: np.ndarray | None = None) -> dict[str, Any]:
         """The zones' reads; ``detail`` as :meth:`FrameReader.read
