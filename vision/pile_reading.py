@@ -23,7 +23,7 @@ from ducktable.rules.snapshot import CardRead, ZoneRead
 
 from .boards import DUCK_COLOURS, skin_mask
 from .detect import DetectorSettings, detect_cards
-from .layout import TableLayout
+from .layout import CARD_H, CARD_W, TableLayout
 from .pipeline import Classify
 
 SLOT_DISC = 0.2
@@ -45,9 +45,8 @@ SEARCH_MARGIN_PX = 24
 COVER_SKIN = 0.04
 """Share of skin-coloured pixels around a pile that counts as a hand over it (as the board
 reader's OCCLUDED_SKIN)."""
-TABLE_SKIN = 0.15
-"""A skin-coloured blob larger than this share of the picture is the table itself (wood, a tan
-cloth, under some exposures): a hand is far smaller, and one over such a table merges with it."""
+WHOLE_CARD = (0.8, 1.25)
+"""A card found is whole when its area on the table is within these shares of a card's."""
 
 NameCard = Callable[[Any, str, float, np.ndarray, tuple[float, float]], tuple[Any, ...]]
 """(zone, label without its game, confidence, the card's upright crop, where it lies) -> the
@@ -88,26 +87,17 @@ class CardZones:
         art are no hand), as the board readers see hands (the light on a board table changes
         too much for a comparison with the empty table). A blob wholly inside one of the cards
         found (``card_quads``, frame pixels) is that card's print, such as Aim's red crosshair
-        blurred by the camera: a hand over a card always crosses its edge.
-
-        Where the table itself passes for skin (a blob larger than :data:`TABLE_SKIN` of the
-        picture) no hand can be told from it: a zone there is covered unless a card found lies
-        wholly in it, its outline unbroken by a hand."""
+        blurred by the camera: a hand over a card always crosses its edge. So a pile whose top
+        card is found whole (a card's size, its outline unbroken) is read whatever skin lies
+        around it: a table of wood or tan cloth passes for skin under some exposures."""
         skin = _without_card_print(skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)), card_quads)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(skin.astype(np.uint8), connectivity=8)
-        large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > TABLE_SKIN * skin.size)
-        table = np.isin(labels, large[large > 0])
-        hand = skin & ~table
-        centres = [self.layout.to_table(quad.mean(axis=0, keepdims=True))[0] for quad in card_quads]
-        found: set[str] = set()
-        for zone in self.layout.zones:
-            ys, xs = self._areas[zone.name]
-            if not len(ys):
-                continue
-            whole_card = any(self.layout.zone_at(c) is zone for c in centres)
-            if hand[ys, xs].mean() > COVER_SKIN or (table[ys, xs].mean() > COVER_SKIN and not whole_card):
-                found.add(zone.name)
-        return found
+        whole = [quad for quad in card_quads
+                 if WHOLE_CARD[0] <= _card_shares(self.layout, quad) <= WHOLE_CARD[1]]
+        seen = {zone.name for quad in whole
+                if (zone := self.layout.zone_at(self.layout.to_table(quad.mean(axis=0, keepdims=True))[0]))
+                is not None and zone.kind == "pile"}
+        return {name for name, (ys, xs) in self._areas.items()
+                if len(ys) and name not in seen and skin[ys, xs].mean() > COVER_SKIN}
 
     def read(self, frame: np.ndarray, detail: np.ndarray | None = None) -> dict[str, Any]:
         """The zones' reads; ``detail`` as :meth:`FrameReader.read
@@ -144,6 +134,11 @@ class CardZones:
             out[zone.name] = ZoneRead(tuple(card for _, cards in sorted(items, key=lambda kv: kv[0])
                                             for card in cards))
         return out
+
+
+def _card_shares(layout: TableLayout, quad: np.ndarray) -> float:
+    """The area on the table of a quad found in the frame, in cards."""
+    return float(abs(cv2.contourArea(layout.to_table(quad).astype(np.float32)))) / (CARD_W * CARD_H)
 
 
 def _without_card_print(skin: np.ndarray, card_quads: Sequence[np.ndarray]) -> np.ndarray:
