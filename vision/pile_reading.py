@@ -59,13 +59,16 @@ class CardZones:
     detector finds the cards, the classifier names them, ``name_card`` says what each stands for
     in its zone (:func:`ducky_pile_card`, :func:`sitting_card`). A pile zone shows its most
     confident card's reads, a spread all of them in reading order. Zones a hand covers are
-    reported so (:meth:`covered`)."""
+    reported so (:meth:`covered`). ``whole_tops``: a pile whose top card is found whole is read
+    whatever skin lies around it (Sitting Ducks' played pile, named by the card alone; Ducky
+    Ducky's duck tokens, read from the slots' colours, are not sure enough for that)."""
 
     def __init__(self, layout: TableLayout, names: Collection[str], frame_size: tuple[int, int],
-                 classify: Classify, name_card: NameCard) -> None:
+                 classify: Classify, name_card: NameCard, whole_tops: bool = False) -> None:
         self.layout = replace(layout, zones=tuple(z for z in layout.zones if z.name in names))
         self.classify = classify
         self.name_card = name_card
+        self.whole_tops = whole_tops
         self._areas: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         width, height = frame_size
         boxes: list[tuple[int, int, int, int]] = []
@@ -87,11 +90,12 @@ class CardZones:
         art are no hand), as the board readers see hands (the light on a board table changes
         too much for a comparison with the empty table). A blob wholly inside one of the cards
         found (``card_quads``, frame pixels) is that card's print, such as Aim's red crosshair
-        blurred by the camera: a hand over a card always crosses its edge. So a pile whose top
-        card is found whole (a card's size, its outline unbroken) is read whatever skin lies
-        around it: a table of wood or tan cloth passes for skin under some exposures."""
+        blurred by the camera: a hand over a card always crosses its edge. So with
+        ``whole_tops`` a pile whose top card is found whole (a card's size, its outline
+        unbroken) is read whatever skin lies around it: a table of wood or tan cloth passes for
+        skin under some exposures."""
         skin = _without_card_print(skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)), card_quads)
-        whole = [quad for quad in card_quads
+        whole = [quad for quad in (card_quads if self.whole_tops else ())
                  if WHOLE_CARD[0] <= _card_shares(self.layout, quad) <= WHOLE_CARD[1]]
         seen = {zone.name for quad in whole
                 if (zone := self.layout.zone_at(self.layout.to_table(quad.mean(axis=0, keepdims=True))[0]))
