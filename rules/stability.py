@@ -276,7 +276,9 @@ class StabilityTracker:
     def covers_since(self, name: str, ts: int) -> tuple[int, ...] | None:
         """The times of the frames after ``ts`` in which a hand covered the zone; None when
         they may go back further than the :data:`COVERS_KEPT` kept."""
-        covers = self._covers.get(name, ())
+        covers = self._covers.get(name)
+        if covers is None:
+            return ()
         if len(covers) == COVERS_KEPT and covers[0] > ts:
             return None
         return tuple(c for c in covers if c > ts)
