@@ -30,9 +30,11 @@ From that (SIT-S1, T1, T2, A1..A15):
 A line that fits a play of another card than the one laid, several different plays of that
 card, any play while no new card was laid, or two cards laid since the last turn seen (a turn
 may have gone unseen: the next player's play must not be taken for the missing one) is held for
-a person. After an event entered by hand, table moments from before it was entered are not
-read, a card of that turn laid late is not taken for the next turn's, and nothing is sure until
-the line shows what the event left.
+a person. A hand over the pile only while hands were over the line too, its top unchanged, is
+an arm crossing it on the way to the line (the pile lies beside it), not a card laid. After an
+event entered by hand, table moments from before it was entered are not read, a card of that
+turn laid late is not taken for the next turn's, and nothing is sure until the line shows what
+the event left.
 
 Pure: stdlib only.
 """
@@ -206,6 +208,7 @@ class SittingInferrer(Inferrer):
         earlier = table.last_ts < self._hand_ts  # a moment from before the last entry by hand
         first_look = self._first_look and not earlier
         self._first_look = self._first_look and earlier
+        since = self._pile_seen_ts
         self._pile_top, self._pile_seen_ts = top, table.last_ts
         if top is None:  # a hand over a card like the top says nothing once that card is gone
             self._layings = [lay for lay in self._layings if not lay.look_alike]
@@ -227,6 +230,9 @@ class SittingInferrer(Inferrer):
             self._owed.clear()
         elif self._layings and self._layings[-1].look_alike and self._layings[-1].card == top:
             return  # hands passing the pile again (an arm on its way to the line): still one laying
+        elif _reaching_for_line(table, since):
+            return  # an arm crossing the pile on its way to the line: a card laid there would
+            # show a moment with the pile alone under the hand
         self._layings.append(Laying(top, not changed, top in self._guessed))
 
     def _turn_card(self) -> Laying | None:
@@ -469,6 +475,22 @@ class SittingInferrer(Inferrer):
                 if fits(read, outcome, refill):
                     found.append((info.etype, data, _signature(outcome)))
         return found
+
+
+def _reaching_for_line(table: StabilityTracker, since: int) -> bool:
+    """Whether in every frame after ``since`` in which a hand covered the pile, a hand covered
+    some place of the line too: the pile lies beside the line, and an arm reaching there
+    crosses it. A hand laying a card is over the pile alone for a moment."""
+    covers = table.covers_since(PLAYED_ZONE, since)
+    if not covers:
+        return False
+    line_covers: set[int] = set()
+    for zone in LINE_ZONES:
+        seen = table.covers_since(zone, since)
+        if seen is None:
+            return False
+        line_covers.update(seen)
+    return all(ts in line_covers for ts in covers)
 
 
 def _arrangement(gallery: Gallery, read: Mapping[int, Labels]) -> list[int] | None:

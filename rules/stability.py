@@ -273,6 +273,16 @@ class StabilityTracker:
         """Whether a hand covered the zone in some frame after ``ts`` (someone reached there)."""
         return self._covered_ts.get(name, -1) > ts
 
+    def covers_since(self, name: str, ts: int) -> tuple[int, ...] | None:
+        """The times of the frames after ``ts`` in which a hand covered the zone; None when
+        they may go back further than the :data:`COVERS_KEPT` kept."""
+        covers = self._covers.get(name)
+        if covers is None:
+            return ()
+        if len(covers) == COVERS_KEPT and covers[0] > ts:
+            return None
+        return tuple(c for c in covers if c > ts)
+
     def fresh(self, name: str) -> bool:
         """Whether the zone's settled content was read again since a hand last covered it.
 

@@ -666,7 +666,7 @@ def _pile_reader(game: str, calibrated: TableLayout, frame_size: tuple[int, int]
     if game == "ducky":
         seats = {z.name for z in calibrated.zones if z.name.startswith("seat")}
         return CardZones(calibrated, seats, frame_size, classify, ducky_pile_card)
-    return CardZones(calibrated, {infer_sitting.PLAYED_ZONE}, frame_size, classify, sitting_card)
+    return CardZones(calibrated, {infer_sitting.PLAYED_ZONE}, frame_size, classify, sitting_card, whole_tops=True)
 
 
 def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int | None = None,

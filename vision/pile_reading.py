@@ -10,7 +10,7 @@ what a card stands for in its zone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +23,7 @@ from ducktable.rules.snapshot import CardRead, ZoneRead
 
 from .boards import DUCK_COLOURS, skin_mask
 from .detect import DetectorSettings, detect_cards
-from .layout import TableLayout
+from .layout import CARD_H, CARD_W, TableLayout
 from .pipeline import Classify
 
 SLOT_DISC = 0.2
@@ -45,6 +45,8 @@ SEARCH_MARGIN_PX = 24
 COVER_SKIN = 0.04
 """Share of skin-coloured pixels around a pile that counts as a hand over it (as the board
 reader's OCCLUDED_SKIN)."""
+WHOLE_CARD = (0.8, 1.25)
+"""A card found is whole when its area on the table is within these shares of a card's."""
 
 NameCard = Callable[[Any, str, float, np.ndarray, tuple[float, float]], tuple[Any, ...]]
 """(zone, label without its game, confidence, the card's upright crop, where it lies) -> the
@@ -57,13 +59,16 @@ class CardZones:
     detector finds the cards, the classifier names them, ``name_card`` says what each stands for
     in its zone (:func:`ducky_pile_card`, :func:`sitting_card`). A pile zone shows its most
     confident card's reads, a spread all of them in reading order. Zones a hand covers are
-    reported so (:meth:`covered`)."""
+    reported so (:meth:`covered`). ``whole_tops``: a pile whose top card is found whole is read
+    whatever skin lies around it (Sitting Ducks' played pile, named by the card alone; Ducky
+    Ducky's duck tokens, read from the slots' colours, are not sure enough for that)."""
 
     def __init__(self, layout: TableLayout, names: Collection[str], frame_size: tuple[int, int],
-                 classify: Classify, name_card: NameCard) -> None:
+                 classify: Classify, name_card: NameCard, whole_tops: bool = False) -> None:
         self.layout = replace(layout, zones=tuple(z for z in layout.zones if z.name in names))
         self.classify = classify
         self.name_card = name_card
+        self.whole_tops = whole_tops
         self._areas: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         width, height = frame_size
         boxes: list[tuple[int, int, int, int]] = []
@@ -80,12 +85,23 @@ class CardZones:
         self._boxes = [(max(0, x0), max(0, y0), min(width, x1), min(height, y1)) for x0, y0, x1, y1 in _merged(boxes)]
         self._min_area = DetectorSettings().min_area_frac * width * height  # as in a whole frame
 
-    def covered(self, frame: np.ndarray) -> set[str]:
+    def covered(self, frame: np.ndarray, card_quads: Sequence[np.ndarray] = ()) -> set[str]:
         """Zones with a hand over them or near: skin-coloured blobs (thin warm strokes of card
         art are no hand), as the board readers see hands (the light on a board table changes
-        too much for a comparison with the empty table)."""
-        skin = skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV))
-        return {name for name, (ys, xs) in self._areas.items() if len(ys) and skin[ys, xs].mean() > COVER_SKIN}
+        too much for a comparison with the empty table). A blob wholly inside one of the cards
+        found (``card_quads``, frame pixels) is that card's print, such as Aim's red crosshair
+        blurred by the camera: a hand over a card always crosses its edge. So with
+        ``whole_tops`` a pile whose top card is found whole (a card's size, its outline
+        unbroken) is read whatever skin lies around it: a table of wood or tan cloth passes for
+        skin under some exposures."""
+        skin = _without_card_print(skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)), card_quads)
+        whole = [quad for quad in (card_quads if self.whole_tops else ())
+                 if WHOLE_CARD[0] <= _card_shares(self.layout, quad) <= WHOLE_CARD[1]]
+        seen = {zone.name for quad in whole
+                if (zone := self.layout.zone_at(self.layout.to_table(quad.mean(axis=0, keepdims=True))[0]))
+                is not None and zone.kind == "pile"}
+        return {name for name, (ys, xs) in self._areas.items()
+                if len(ys) and name not in seen and skin[ys, xs].mean() > COVER_SKIN}
 
     def read(self, frame: np.ndarray, detail: np.ndarray | None = None) -> dict[str, Any]:
         """The zones' reads; ``detail`` as :meth:`FrameReader.read
@@ -106,7 +122,7 @@ class CardZones:
             if zone is not None:
                 placed.append((zone, (float(centre[0]), float(centre[1])), detection))
         labels = self.classify([d for _, _, d in placed]) if placed else []
-        covered = self.covered(frame)
+        covered = self.covered(frame, [d.quad for d in found])
         reads: dict[str, list[tuple[tuple[int, float], tuple[Any, ...]]]] = {z.name: [] for z in self.layout.zones}
         for (zone, xy, detection), (qualified, confidence) in zip(placed, labels, strict=True):
             label = qualified.split("/", 1)[1] if "/" in qualified else qualified
@@ -122,6 +138,23 @@ class CardZones:
             out[zone.name] = ZoneRead(tuple(card for _, cards in sorted(items, key=lambda kv: kv[0])
                                             for card in cards))
         return out
+
+
+def _card_shares(layout: TableLayout, quad: np.ndarray) -> float:
+    """The area on the table of a quad found in the frame, in cards."""
+    return float(abs(cv2.contourArea(layout.to_table(quad).astype(np.float32)))) / (CARD_W * CARD_H)
+
+
+def _without_card_print(skin: np.ndarray, card_quads: Sequence[np.ndarray]) -> np.ndarray:
+    """The skin mask less its blobs that lie wholly inside a card's outline."""
+    if not len(card_quads) or not skin.any():
+        return skin
+    inside = np.zeros(skin.shape, np.uint8)
+    for quad in card_quads:
+        cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+    _, labels = cv2.connectedComponents(skin.astype(np.uint8), connectivity=8)
+    reaching_out = np.unique(labels[skin & (inside == 0)])
+    return np.isin(labels, reaching_out[reaching_out > 0])
 
 
 def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:

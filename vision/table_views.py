@@ -125,7 +125,7 @@ def table_view(state: State, saved: TableLayout, empty: np.ndarray,
         from .pile_reading import CardZones, sitting_card
 
         line = LineReader(LineBoard(), layout)
-        played = CardZones(layout, {PLAYED_ZONE}, frame_size, classify(game), sitting_card)
+        played = CardZones(layout, {PLAYED_ZONE}, frame_size, classify(game), sitting_card, whole_tops=True)
 
         def read_line(image: np.ndarray, ts: int, index: int, detail: np.ndarray | None) -> TableSnapshot:
             zones = line.read(image)

@@ -249,3 +249,37 @@ def test_SIT_T1_hands_passing_over_a_pile_whose_top_stays_the_same_count_as_one_
         assert table.lay({PLAYED_ZONE: ["action-aim"]}, frames=4) == []  # the top looks the same
     applied = table.lay({line_zone(5): ["duck-orange", "target"]})
     assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("aim", 1, {"position": 5})]
+
+
+AFTER_FIRE_ON_3 = line(("water",), ("duck-blue",), ("water",), ("duck-orange",), ("water",), ())
+"""The line once the green duck aimed at in position 3 is shot (the pond's card not yet laid)."""
+
+
+def test_SIT_A2_an_arm_crossing_the_pile_on_its_way_to_the_line_lays_no_second_card():
+    """Rendered games: the pile lies beside the line's back end, and the arm that shoots there
+    passes over it; the top still read Fire, so one Fire counted as two cards laid and the turn
+    was asked as if one had gone unseen."""
+    table = aimed()
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # Ben's card first
+    applied = table.lay({PLAYED_ZONE: ["action-fire"], **AFTER_FIRE_ON_3})  # the arm over pile and line
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
+
+
+def test_SIT_A2_an_arm_crossing_the_pile_before_its_card_is_laid_is_no_card_either():
+    """The card laid after the change: the arm that made it crossed the pile, whose top (Ann's
+    Aim) stayed; that was taken for a second card, and Ben's Fire then for one of two."""
+    table = aimed()
+    assert table.lay({PLAYED_ZONE: ["action-aim"], **AFTER_FIRE_ON_3}) == []  # no new card yet
+    applied = table.lay({PLAYED_ZONE: ["action-fire"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
+
+
+def test_SIT_T1_a_hand_over_the_pile_alone_after_the_turns_card_may_be_a_second_card():
+    """Only a reach that covered the line as well is taken for an arm on its way there: a hand
+    over the pile alone may have laid the next player's card, like the top, and is asked."""
+    table = aimed()
+    table.lay({PLAYED_ZONE: ["action-fire"]})
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # Cat's Fire on Ben's, or a hand?
+    assert table.lay(AFTER_FIRE_ON_3) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "fire" and "2 cards" in pending.why

@@ -273,3 +273,17 @@ def test_a_zone_with_odd_digits_is_no_seat_zone() -> None:
     from ducktable.rules.snapshot import parse_zone
 
     assert parse_zone("seat².hand") == (None, "seat².hand")
+
+
+def test_covers_since_lists_the_frames_a_hand_covered_a_zone_and_says_when_it_cannot_tell():
+    from ducktable.rules.stability import COVERS_KEPT
+
+    tracker = StabilityTracker(window=5, needed=3)
+    for ts in range(1, 7):
+        tracker.update(snapshot_of(ts * 100, {"middle.played": None if ts in (2, 3, 5) else []}))
+    assert tracker.covers_since("middle.played", 200) == (300, 500)
+    assert tracker.covers_since("line.1", 0) == ()  # never covered
+    for ts in range(7, 8 + COVERS_KEPT):
+        tracker.update(snapshot_of(ts * 100, {"middle.played": None}))
+    assert tracker.covers_since("middle.played", 200) is None  # older covers were let go
+    assert tracker.covers_since("middle.played", (6 + COVERS_KEPT) * 100) == ((7 + COVERS_KEPT) * 100,)

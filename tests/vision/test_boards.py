@@ -168,6 +168,33 @@ def test_SIT_the_played_pile_is_read_from_rendered_frames_as_the_camera_reader_r
     assert right >= 20 and covered >= 2
 
 
+@pytest.mark.parametrize("card", ["action-aim", "action-fire"])
+def test_SIT_A1_A2_a_crosshair_printed_on_the_pile_card_is_no_hand(card):
+    """Aim and Fire cards carry a red crosshair that a camera's blur turns into a warm blob the
+    skin test takes for a hand: a blob wholly inside a card's outline is the card's print (a
+    hand over a card always crosses its edge), so with no hand near, the pile reads its card."""
+    true = board_games.bot_game("sitting", 10)
+    shots = [s for s in board_games.script_for(true, 10)
+             if s.contents()[PLAYED_ZONE] == (card,) and not s.covered][:10]
+    assert len(shots) == 10
+    for snapshot, shot in zip(board_games.camera_snapshots(true, shots, 10, piles="truth"), shots, strict=True):
+        read = snapshot.zone(PLAYED_ZONE)
+        assert not read.occluded and read.labels == (card,), (shot.ts, read)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_SIT_a_table_the_skin_test_takes_for_skin_hides_no_pile(seed):
+    """Seeds 11 and 12 lie on tan cloths that pass the skin test under some exposures: the whole
+    table around the pile is one skin-coloured blob, far larger than a hand. A card found whole
+    there is read; the pile read covered with no hand near (a card laid, as far as the follower
+    could tell, and the turn asked as if two cards had been laid)."""
+    true = board_games.bot_game("sitting", seed)
+    shots = [s for s in board_games.script_for(true, seed) if s.contents()[PLAYED_ZONE] and not s.covered][:16]
+    for snapshot, shot in zip(board_games.camera_snapshots(true, shots, seed, piles="truth"), shots, strict=True):
+        read = snapshot.zone(PLAYED_ZONE)
+        assert not read.occluded and read.labels == shot.contents()[PLAYED_ZONE], (shot.ts, read)
+
+
 def test_DUCKY_model_mode_draws_the_seats_piles_and_reads_them_as_the_camera_reader_does():
     """In model mode the seats' piles and gifts lie beyond the board's long edges and are read
     by the card reader (detector, classifier, duck tokens from the slots' colours); with every
