@@ -39,7 +39,7 @@ def test_the_bench_prints_its_figures_and_both_readers_record_the_same_events(
 
 def test_an_event_is_timed_from_the_first_frame_that_shows_it_plainly() -> None:
     shots = script_for(bot_game("duck", 0, 3), 0)
-    clear = first_clear_ms(shots)
+    clear = first_clear_ms(shots, bot_game("duck", 0, 3).events)
     # the deal's cards lie plain at frame 8, the first play's cards laid out at 16 (before the
     # play itself is recorded by the script), the next event, a card taken from a pile, at 32
     assert (clear[0], clear[1], clear[2]) == (shots[8].ts, shots[16].ts, shots[32].ts)
