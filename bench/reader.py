@@ -215,8 +215,9 @@ def first_clear_ms(shots: Sequence[Shot], events: Sequence[Event]) -> dict[int, 
 def decidable_ms(game: Any, shots: Sequence[Shot]) -> dict[int, int]:
     """For each true event (by index), the timestamp of the frame at which a perfect camera
     records it: every frame's true cards read at once (a tracker that settles on one read), the
-    zones a hand covers hidden, fed to DUCK's inferrer. Events that camera leaves to a person are
-    left out (a person enters them at once, so the rest stay on time)."""
+    zones a hand covers hidden, fed to DUCK's inferrer, and a person who enters what it leaves
+    to them as the bench's person does (an event after one only a person can settle waits for
+    them). Events that camera leaves to a person are left out."""
     g = make_game("duck", game.options)
     truth = [g.public_event(e) for e in game.events]
     follower = TableFollower(g.new_state(list(game.players), observer=True), DuckInferrer(),
@@ -235,7 +236,11 @@ def decidable_ms(game: Any, shots: Sequence[Shot]) -> dict[int, int]:
         lagging = lagging + 1 if behind and not step.applied else 0
         waiting = waiting + 1 if behind and follower.pending is not None else 0
         if lagging >= LAG_FRAMES or waiting >= PATIENCE_FRAMES:
-            follower.confirm(truth[len(follower.state.history)])
+            entered = len(follower.state.history)
+            follower.confirm(truth[entered])  # then it catches up: what it applies is decided now
+            for n in range(entered + 1, min(len(follower.state.history), len(truth))):
+                if same_event(follower.state.history[n], truth[n]):
+                    decided[n] = snapshot.ts
             lagging = waiting = 0
     return decided
 
