@@ -273,3 +273,83 @@ def test_a_zone_with_odd_digits_is_no_seat_zone() -> None:
     from ducktable.rules.snapshot import parse_zone
 
     assert parse_zone("seat².hand") == (None, "seat².hand")
+
+
+# ---- a change a hand has just made, read surely --------------------------------------------
+
+def _settled_pile(card: str = "red-1") -> StabilityTracker:
+    """A (5, 3) tracker whose pile ``p`` settled on ``card`` long ago, then a hand over it."""
+    tracker = StabilityTracker(window=5, needed=3)
+    feed(tracker, {"p": [card]}, 5)
+    tracker.update(snapshot_of(1000, {"p": None}))
+    return tracker
+
+
+def test_a_card_a_hand_put_in_anothers_place_settles_on_two_sure_reads():
+    tracker = _settled_pile()
+    assert tracker.update(snapshot_of(1066, {"p": ["red-2"]}, confidence=0.97)) == []
+    (change,) = tracker.update(snapshot_of(1133, {"p": ["red-2"]}, confidence=0.97))
+    assert (change.before, change.after, change.first_seen_ts, change.settled_ts) == (
+        ("red-1",), ("red-2",), 1066, 1133)
+    settled = tracker.settled("p")
+    assert settled.handled and settled.confidence == pytest.approx(0.97) and settled.agreement == 1.0
+
+
+def test_a_zone_a_hand_emptied_settles_on_two_reads():
+    tracker = _settled_pile()
+    tracker.update(snapshot_of(1066, {"p": []}))
+    (change,) = tracker.update(snapshot_of(1133, {"p": []}))
+    assert change.after == () and tracker.settled("p").handled
+
+
+@pytest.mark.parametrize("why", ["unsure", "no hand", "more cards", "unclear", "disagree", "off"])
+def test_a_change_waits_for_the_vote_unless_a_hand_made_it_and_two_reads_agree_surely(why):
+    tracker = StabilityTracker(window=5, needed=3, sure_reads=None if why == "off" else 2)
+    feed(tracker, {"p": ["red-1"]}, 5)
+    if why != "no hand":
+        tracker.update(snapshot_of(1000, {"p": None}))
+    reads = {"unsure": [["red-2"], ["red-2"]], "more cards": [["red-1", "red-2"]] * 2,
+             "unclear": [[UNKNOWN]] * 2, "disagree": [["red-2"], ["red-3"]]}.get(why, [["red-2"]] * 2)
+    confidence = 0.9 if why == "unsure" else 1.0
+    for k, labels in enumerate(reads):
+        assert tracker.update(snapshot_of(1066 + 66 * k, {"p": labels}, confidence=confidence)) == [], why
+    assert tracker.labels("p") == ("red-1",)
+    if why in ("unsure", "no hand", "more cards", "off"):  # the vote's third read settles it
+        (change,) = tracker.update(snapshot_of(1200, {"p": reads[-1]}, confidence=confidence))
+        assert change.after == tuple(reads[-1])
+
+
+def test_the_reads_from_before_the_hand_no_longer_vote_once_a_sure_change_settled():
+    tracker = _settled_pile()
+    feed(tracker, {"p": ["red-2"]}, 2, start=1066)
+    assert tracker.labels("p") == ("red-2",)
+    # the old card misread twice more: with the three old reads it would win the vote back
+    tracker.update(snapshot_of(1200, {"p": ["red-1"]}))
+    tracker.update(snapshot_of(1266, {"p": ["red-1"]}))
+    assert tracker.labels("p") == ("red-2",)
+
+
+def test_a_zone_waits_while_another_zone_the_same_hand_covered_is_still_unsettled():
+    """A play's cards laid out in the reveal area while the pile top reads anew (DUCK-A3): the
+    inferrer must see both at once, not a new pile top with nothing shown."""
+    tracker = StabilityTracker(window=5, needed=3)
+    feed(tracker, {"pile": ["red-6"], "shown": []}, 5)
+    tracker.update(snapshot_of(1000, {"pile": None, "shown": None}))
+    for k in range(2):
+        assert tracker.update(snapshot_of(1066 + 66 * k, {"pile": ["red-8"], "shown": ["red-4", "blue-4"]})) == []
+    changes = tracker.update(snapshot_of(1200, {"pile": ["red-8"], "shown": ["red-4", "blue-4"]}))
+    assert sorted(c.zone for c in changes) == ["pile", "shown"]
+
+
+def test_zones_a_hand_changed_together_settle_together_on_two_sure_reads():
+    tracker = StabilityTracker(window=5, needed=3)
+    feed(tracker, {"pile": ["red-6"], "shown": ["red-4"], "other": ["blue-1"]}, 5)
+    tracker.update(snapshot_of(1000, {"pile": None, "shown": None, "other": ["blue-1"]}))
+    tracker.update(snapshot_of(1066, {"pile": ["red-4"], "shown": [], "other": ["blue-1"]}))
+    changes = tracker.update(snapshot_of(1133, {"pile": ["red-4"], "shown": [], "other": ["blue-1"]}))
+    assert sorted((c.zone, c.after) for c in changes) == [("pile", ("red-4",)), ("shown", ())]
+
+
+def test_a_copy_keeps_the_sure_reads_setting():
+    tracker = StabilityTracker(window=5, needed=3, sure_reads=None)
+    assert tracker.copy().sure_reads is None and StabilityTracker(5, 3).copy().sure_reads == 2
