@@ -4,9 +4,7 @@ Why this module exists: a single frame lies (a misread corner, glare, a card hal
 over the pile). A zone's content counts as changed only when the new content has been read in
 ``needed`` of the last ``window`` frames in which the zone was visible (the number of cards
 by frames, then each card by a majority of those frames); frames where a hand
-covers the zone are skipped, neither confirming nor breaking a run. A change a hand has just
-made settles sooner when the reads since the hand left agree surely (:data:`SURE_READS`):
-people wait at the phones for the card they just laid or took. Each change keeps the
+covers the zone are skipped, neither confirming nor breaking a run. Each change keeps the
 timestamp of the frame where the new content *first* appeared (a card missed in the frames
 between two visits of a hovering hand keeps its first read), which is what Grey Duck's
 out-of-turn races are decided on, and notes whether a hand was seen over the zone while it
@@ -65,16 +63,6 @@ COVERS_KEPT = 64
 READS_KEPT = 32
 """Visible reads remembered per zone (beyond the voting window), to date a change by its
 first read even when misreads held the vote back until that read left the window."""
-SURE_READS = 2
-SURE_CONFIDENCE = 0.95
-"""A zone a hand was over since its content settled settles on new content read
-:data:`SURE_READS` times in a row since the hand left, every card each time at least this sure,
-without waiting for ``needed`` reads (a frame sooner at 15 fps: the hand's change reaches the
-phones 67 ms earlier); the reads from before the hand then no longer vote. Only a card put in
-another's place or a zone emptied: a read of fewer or more cards than settled may be a card the
-hand laid that is still missed (half under another, in its shadow), so it waits for the vote.
-The classifier's wrong reads of DUCK's weakest cards came with 0.65-0.82; a misread as sure as
-this in two fresh reads in a row is rarer than one that outlasts the vote's three."""
 HAND_SPELL_MS = 500
 """A visible read between two covered frames at most this far apart was taken while a hand
 hovered about the zone (the hand watch saw it in the frames around): fingers at the zone's
@@ -101,24 +89,17 @@ class StabilityTracker:
     """Per-zone voting over the last ``window`` visible reads; ``needed`` of them must agree.
 
     ``needed`` must be more than half of ``window`` so that two contents can never both win.
-    Zones start empty (an empty table) unless ``initial`` says otherwise. ``sure_reads``: reads
-    in a row that settle a change a hand made when each is sure (:data:`SURE_READS`; None, or
-    not fewer than ``needed``: every change waits for the vote).
+    Zones start empty (an empty table) unless ``initial`` says otherwise.
     """
 
     def __init__(self, window: int = 6, needed: int = 4,
-                 initial: Mapping[str, Iterable[str]] | None = None, *,
-                 sure_reads: int | None = SURE_READS, sure_confidence: float = SURE_CONFIDENCE) -> None:
+                 initial: Mapping[str, Iterable[str]] | None = None) -> None:
         if not 0 < needed <= window or needed * 2 <= window:
             raise ValueError(
                 f"needed ({needed}) must be more than half of window ({window}) and at most window"
             )
-        if sure_reads is not None and sure_reads < 1:
-            raise ValueError(f"sure_reads ({sure_reads}) must be at least 1, or None")
         self.window = window
         self.needed = needed
-        self.sure_reads = sure_reads if sure_reads is not None and sure_reads < needed else None
-        self.sure_confidence = sure_confidence
         self._reads: dict[str, deque[_Read]] = {}
         self._settled: dict[str, SettledZone] = {
             name: SettledZone(tuple(labels), 1.0, 0, 0) for name, labels in (initial or {}).items()
@@ -134,7 +115,6 @@ class StabilityTracker:
         self.last_ts = snapshot.ts
         self.frames += 1
         changes: list[ZoneChange] = []
-        visible: list[str] = []
         for name, read in snapshot.zones.items():
             if read.occluded:
                 self._covered_ts[name] = snapshot.ts
@@ -144,30 +124,10 @@ class StabilityTracker:
             reads.append(_Read(read.labels, read.confidence, snapshot.ts,
                                tuple(c.confidence for c in read.cards)))
             self._kept.setdefault(name, deque(maxlen=READS_KEPT)).append(reads[-1])
-            visible.append(name)
-        sure = {name: vote for name in visible
-                if (vote := self._sure_vote(name, self._reads[name], self.settled(name))) is not None}
-        for name in visible:
-            vote = sure.get(name)
-            change = self._settle(name, self._reads[name], vote if vote and self._hand_done(name, sure) else None)
+            change = self._settle(name, reads)
             if change is not None:
                 changes.append(change)
         return changes
-
-    def _hand_done(self, name: str, sure: Mapping[str, _Vote]) -> bool:
-        """Whether every other zone the hand covered along with ``name`` (in its last covered
-        frame) shows what it will settle on: its own sure new content, or, uncovered again, what
-        it settled on before. A play's cards laid out while the pile top changes must not reach
-        the inferrer one zone at a time."""
-        when = self._covered_ts[name]
-        for other, covers in self._covers.items():
-            if other == name or other in sure or when not in covers:
-                continue
-            reads = self._reads.get(other)
-            last = reads[-1] if reads else None
-            if last is None or last.ts <= self._covered_ts[other] or last.labels != self.labels(other):
-                return False
-        return True
 
     def _vote(self, reads: Iterable[_Read], unclear: bool = False) -> _Vote | None:
         """Vote on the number of cards first, then card by card among reads of that length,
@@ -202,18 +162,12 @@ class StabilityTracker:
             confidence = sum(r.confidence for r in same_length) / len(same_length)
         return _Vote(tuple(labels_list), confidence, agreement, same_length)
 
-    def _settle(self, name: str, reads: deque[_Read], sure: _Vote | None = None) -> ZoneChange | None:
+    def _settle(self, name: str, reads: deque[_Read]) -> ZoneChange | None:
         """Settle the zone on the vote. When the number of cards clearly changed but some card
         is still disputed, that card settles as ``UNKNOWN``: "three cards, one unclear" must
         not look like "nothing changed" to whoever reads the zone."""
         current = self._settled.get(name, EMPTY)
-        vote = sure
-        if vote is not None:  # what lay there before the hand no longer votes
-            kept = [r for r in reads if r.ts > self._covered_ts[name]]
-            reads.clear()
-            reads.extend(kept)
-        else:
-            vote = self._vote(reads)
+        vote = self._vote(reads)
         if vote is None:
             vote = self._vote(reads, unclear=True)
             if vote is None or len(vote.labels) == len(current.labels):
@@ -235,25 +189,6 @@ class StabilityTracker:
         self._settled[name] = settled
         return ZoneChange(name, current.labels, vote.labels, settled.first_seen_ts,
                           settled.settled_ts, vote.confidence)
-
-    def _sure_vote(self, name: str, reads: Iterable[_Read], current: SettledZone) -> _Vote | None:
-        """The new content a hand has just made, when the reads since the hand left settle it
-        at once (see :data:`SURE_READS`); None when the vote must decide."""
-        covered = self._covered_ts.get(name)
-        if self.sure_reads is None or covered is None or covered <= current.settled_ts:
-            return None  # no hand over the zone since its content settled
-        last = [r for r in reads if r.ts > covered][-self.sure_reads:]
-        if len(last) < self.sure_reads or any(r.labels != last[0].labels for r in last):
-            return None
-        labels = last[0].labels
-        if labels == current.labels or (labels and len(labels) != len(current.labels)) or UNKNOWN in labels:
-            return None
-        sure = [r.card_confidences if r.card_confidences else (r.confidence,) * len(labels) for r in last]
-        if any(c < self.sure_confidence for cards in sure for c in cards):
-            return None
-        confidence = min((sum(cards[k] for cards in sure) / len(sure) for k in range(len(labels))),
-                         default=sum(r.confidence for r in last) / len(last))
-        return _Vote(labels, confidence, 1.0, last)
 
     def _first_read(self, name: str, current: SettledZone, labels: Labels, fallback: int) -> int:
         """When the new content was first read: the earliest read since the old content was
@@ -356,7 +291,6 @@ class StabilityTracker:
         (a follower that fell behind walks such copies to catch up)."""
         twin = StabilityTracker.__new__(StabilityTracker)
         twin.window, twin.needed = self.window, self.needed
-        twin.sure_reads, twin.sure_confidence = self.sure_reads, self.sure_confidence
         twin._reads = {name: deque(reads, maxlen=self.window) for name, reads in self._reads.items()}
         twin._settled = dict(self._settled)
         twin._covered_ts = dict(self._covered_ts)
