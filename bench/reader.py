@@ -13,7 +13,7 @@ lags behind on, as people do on the phones.
 Time: the video's clock (15 frames a second). A reader is busy for the CPU time its read took;
 the camera hands it the newest frame when it is free (``every_frame``: every frame, queued).
 An event reaches the store when the read that returned it ends; its latency counts from the
-first frame that shows the table after the event with no hand over the zones it changed.
+first frame that shows a part of it with no hand over what changed (:func:`first_clear_ms`).
 
 Where that latency goes is broken down per event (:class:`EventStages`): the first clear frame;
 *decidable*, the frame at which a perfect camera (every frame read at once and right, the true
