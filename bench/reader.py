@@ -13,7 +13,14 @@ lags behind on, as people do on the phones.
 Time: the video's clock (15 frames a second). A reader is busy for the CPU time its read took;
 the camera hands it the newest frame when it is free (``every_frame``: every frame, queued).
 An event reaches the store when the read that returned it ends; its latency counts from the
-first frame that shows the table after the event with no hand over the zones it changed.
+first frame that shows a part of it with no hand over what changed (:func:`first_clear_ms`).
+
+Where that latency goes is broken down per event (:class:`EventStages`): the first clear frame;
+*decidable*, the frame at which a perfect camera (every frame read at once and right, the true
+cards straight from the script: :func:`decidable_ms`) lets the same inferrer record it, so
+what lies before is the game's own (a play's cards laid out are no play until they reach the
+pile); the reader's first read of what decided it (the event's time stamp: the tracker dates a
+change by its first read); the tracker settled on it; the frame whose read applied it; the store.
 """
 
 from __future__ import annotations
@@ -33,7 +40,11 @@ import cv2
 import numpy as np
 from ducktable.rules import make_game
 from ducktable.rules.core import Event, State
-from ducktable.sim.table_video import Shot, TableRenderer, bot_game, script_for
+from ducktable.rules.infer_base import TableFollower
+from ducktable.rules.infer_duck import DuckInferrer
+from ducktable.rules.snapshot import seat_zone
+from ducktable.rules.stability import StabilityTracker
+from ducktable.sim.table_video import Shot, TableRenderer, bot_game, oracle_snapshots, script_for
 from ducktable.vision.augment import CaptureLook
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.layout import duck_layout
@@ -51,6 +62,8 @@ PATIENCE_FRAMES = 15
 """A simulated person enters the next true event once the camera has lagged behind the table
 for :data:`LAG_FRAMES` video frames (6 seconds) with nothing new, or has held a guess for a
 person for :data:`PATIENCE_FRAMES` (as the replays' person does)."""
+SLOWEST = 4
+"""Events listed stage by stage under the figures, the slowest first."""
 HOLD = 15
 """Video frames the table stays still after each change (a second): people do not play three
 moves a second, and a reader that drops frames needs a table that holds still to see it."""
@@ -62,6 +75,41 @@ class _Frame:
 
     image: np.ndarray
     timestamp_ms: float
+
+
+@dataclass(frozen=True)
+class EventStages:
+    """Where one camera event's latency went: video milliseconds of each stage (see the module
+    notes); ``decidable`` is the first clear frame's where a perfect camera could not decide it
+    alone, ``settled`` the frame's that applied it where the tracker no longer tells."""
+
+    index: int
+    type: str
+    clear: float
+    decidable: float
+    first_read: float
+    settled: float
+    proposed: float
+    stored: float
+
+    @classmethod
+    def of(cls, index: int, kind: str, *times: float) -> EventStages:
+        """The stages from their times in order, each no earlier than the one before (a deal's
+        start card is read before the inferrer's reads in a row make it decidable: the tracker
+        then took no time of its own), so the stages add up to the whole latency."""
+        kept: list[float] = []
+        for t in times:
+            kept.append(max(t, kept[-1]) if kept else t)
+        return cls(index, kind, *kept)
+
+
+STAGES = (("game: first clear frame -> decidable", "clear", "decidable"),
+          ("reader: decidable -> first read", "decidable", "first_read"),
+          ("tracker: first read -> settled", "first_read", "settled"),
+          ("inferrer: settled -> proposed", "settled", "proposed"),
+          ("read's end: proposed -> stored", "proposed", "stored"),
+          ("decidable -> store", "decidable", "stored"))
+"""The breakdown's rows: a name and the two stages it spans."""
 
 
 @dataclass
@@ -82,6 +130,8 @@ class ReaderFigures:
     by_hand: int = 0
     frames_read: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    stages: list[EventStages] = field(default_factory=list)
+    """Each camera event that has a first clear frame, broken down (see :class:`EventStages`)."""
 
     def median(self) -> float:
         return _percentile(self.cpu_ms, 50)
@@ -132,34 +182,67 @@ def same_event(a: Event, b: Event) -> bool:
     return dict(a.data) == dict(b.data)
 
 
-def first_clear_ms(shots: Sequence[Shot]) -> dict[int, int]:
+def first_clear_ms(shots: Sequence[Shot], events: Sequence[Event]) -> dict[int, int]:
     """For each true event (by index), the timestamp of the first frame that shows a part of
-    it plainly: the table differs from how it stood once the event before was plain to see (a
-    play's cards laid out, a card taken), with no hand over what differs. Events that change
-    no zone (a card drawn from the deck) are left out."""
-    done: dict[int, int] = {}  # event -> the first frame showing the table after it, plainly
-    starts = [i for i in range(1, len(shots)) if shots[i].event_index != shots[i - 1].event_index]
-    for n, i in enumerate(starts):
-        end = (starts[n + 1] if n + 1 < len(starts) else len(shots)) - 1
-        shown = next((j for j in range(i, end + 1) if not shots[j].covered), None)
-        if shown is None:
-            continue
-        before, after = shots[i - 1].contents(), shots[shown].contents()
-        if any(before.get(name, ()) != after.get(name, ()) for name in set(before) | set(after)):
-            for k in range(shots[i - 1].event_index, shots[i].event_index):
-                done[k] = shown
+    it plainly: the table differs from how it stood just before the event's first change (a
+    play's cards laid out, a card taken, a hand spread), with no hand over what differs. A
+    play's cards laid out in the reveal area before the play itself belong to the play; the
+    reveal's later hands and the table cleared after it belong to the reveal, not to the next
+    deal. Events that change no zone (a card drawn from the deck) are left out."""
     clear: dict[int, int] = {}
-    since = 0
-    for k in sorted(done):
-        base = shots[since].contents()
-        for j in range(since + 1, done[k] + 1):
+    starts = {shots[i].event_index - 1: i for i in range(1, len(shots))
+              if shots[i].event_index != shots[i - 1].event_index}  # event -> its first frame
+    for k, s in sorted(starts.items()):
+        origin, end = s, s
+        while end + 1 < len(shots) and shots[end].covered:
+            end += 1  # the event's own change: the hand over the table, then the table shown
+        event = events[k] if k < len(events) else None
+        if event is not None and event.type == "play" and event.seat is not None:
+            laid_out = tuple(event.data["cards"])
+            zone = seat_zone(event.seat, "reveal")
+            while origin > 0 and sorted(shots[origin - 1].contents().get(zone, ())) == sorted(laid_out):
+                origin -= 1  # the cards lay out in the reveal area before they went on the pile
+        base = shots[origin - 1].contents()
+        for j in range(origin, end + 1):
             now = shots[j].contents()
             differs = {name for name in set(base) | set(now) if base.get(name, ()) != now.get(name, ())}
             if differs and not differs & shots[j].covered:
                 clear[k] = shots[j].ts
                 break
-        since = done[k]
     return clear
+
+
+def decidable_ms(game: Any, shots: Sequence[Shot]) -> dict[int, int]:
+    """For each true event (by index), the timestamp of the frame at which a perfect camera
+    records it: every frame's true cards read at once (a tracker that settles on one read), the
+    zones a hand covers hidden, fed to DUCK's inferrer, and a person who enters what it leaves
+    to them as the bench's person does (an event after one only a person can settle waits for
+    them). Events that camera leaves to a person are left out."""
+    g = make_game("duck", game.options)
+    truth = [g.public_event(e) for e in game.events]
+    follower = TableFollower(g.new_state(list(game.players), observer=True), DuckInferrer(),
+                             StabilityTracker(window=1, needed=1))
+    decided: dict[int, int] = {}
+    lagging = waiting = 0
+    for snapshot, shot in zip(oracle_snapshots(shots, ["yellow-1"]), shots, strict=True):
+        k = len(follower.state.history)
+        step = follower.feed(snapshot)
+        for n, inference in enumerate(step.applied):
+            if k + n < len(truth) and same_event(inference.event, truth[k + n]):
+                decided[k + n] = snapshot.ts
+        if follower.state.is_over() or len(follower.state.history) >= len(truth):
+            break
+        behind = shot.event_index > len(follower.state.history)  # as the bench's person does
+        lagging = lagging + 1 if behind and not step.applied else 0
+        waiting = waiting + 1 if behind and follower.pending is not None else 0
+        if lagging >= LAG_FRAMES or waiting >= PATIENCE_FRAMES:
+            entered = len(follower.state.history)
+            follower.confirm(truth[entered])  # then it catches up: what it applies is decided now
+            for n in range(entered + 1, min(len(follower.state.history), len(truth))):
+                if same_event(follower.state.history[n], truth[n]):
+                    decided[n] = snapshot.ts
+            lagging = waiting = 0
+    return decided
 
 
 def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None = 900,
@@ -178,7 +261,8 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
     clip = shots[first:] if frames is None else shots[first:first + frames]
     if not clip:
         raise ValueError(f"the game has {total} frames: nothing from frame {first} on")
-    clear = first_clear_ms(shots)
+    clear = first_clear_ms(shots, game.events)
+    decidable = decidable_ms(game, shots)
     layout = duck_layout(players)
     look = CaptureLook.random(np.random.default_rng([seed, 0xCA97]))
     renderer = TableRenderer("duck", layout, seed, look=look)
@@ -194,8 +278,10 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
         calibrate_from_markers(layout, empty).layout.save(path)
         cv2.imwrite(str(empty_table_path(path)), empty)
         players_names = list(game.players)
+        # the reader's clock is the video's: its events are stamped in video milliseconds
         lanes = [_Lane(ReaderFigures(name, title),
-                       CameraTableReader(Path(path), classifier=classifier, detector=name),
+                       CameraTableReader(Path(path), classifier=classifier, detector=name,
+                                         clock=lambda: clip[0].ts / 1000),
                        g.new_state(players_names, observer=True))
                  for name, title in READERS]
         # the truth's events before the clip were entered already
@@ -213,7 +299,8 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
                 _count_found(bench.recall, picture, renderer.card_quads(shot), locator)
             arrives_next = clip[n + 1].ts if n + 1 < len(clip) else float("inf")
             for lane in (lanes if n % 2 == 0 else lanes[::-1]):
-                lane.step(_Frame(picture, float(shot.ts)), shot, arrives_next, every_frame, truth, clear)
+                lane.step(_Frame(picture, float(shot.ts)), shot, arrives_next, every_frame, truth, clear,
+                          decidable)
             if progress is not None and time.monotonic() - said > 30:
                 said = time.monotonic()
                 progress(f"frame {n + 1} of {len(clip)}")
@@ -238,7 +325,7 @@ class _Lane:
     waiting: int = 0
 
     def step(self, frame: _Frame, shot: Shot, arrives_next: float, every_frame: bool,
-             truth: Sequence[Event], clear: dict[int, int]) -> None:
+             truth: Sequence[Event], clear: dict[int, int], decidable: dict[int, int]) -> None:
         if self.figures.stopped:
             return
         if not every_frame and self.free_at >= arrives_next:
@@ -259,8 +346,22 @@ class _Lane:
             self.figures.camera_events.append(event)
             if k in clear:
                 self.figures.latency_ms.append(self.free_at - clear[k])
+                first_read = float(event.ts) if event.ts is not None else frame.timestamp_ms
+                self.figures.stages.append(EventStages.of(
+                    k, event.type, clear[k], decidable.get(k, clear[k]), first_read,
+                    self._settled_ms(event, frame.timestamp_ms), frame.timestamp_ms, self.free_at))
             self.state.apply_or_raise(event)
         self._person(shot, truth, progressed=bool(events))
+
+    def _settled_ms(self, event: Event, read_at: float) -> float:
+        """When the reader's tracker settled on what ``event`` rests on: the latest settling of
+        the zones whose new content was first read when the event is stamped (the inferrer
+        stamps an event with the first read of the zones it rests on); ``read_at`` when none."""
+        follower = self.reader._sync.follower  # (the bench looks inside ``run``'s own reader)
+        if follower is None or event.ts is None:
+            return read_at
+        settled = [zone.settled_ts for zone in follower.tracker.view().values() if zone.first_seen_ts == event.ts]
+        return float(max(settled)) if settled else read_at
 
     def _person(self, shot: Shot, truth: Sequence[Event], progressed: bool = False) -> None:
         """Enter the next true event on the phone when the camera lags too long behind."""
@@ -331,6 +432,10 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+def _spread(values: Sequence[float]) -> str:
+    return f"{_percentile(values, 50):.0f} / {_percentile(values, 95):.0f}"
+
+
 def report(bench: ReaderBench) -> str:
     old, new = bench.readers
     last = bench.first + bench.frames - 1
@@ -358,6 +463,10 @@ def report(bench: ReaderBench) -> str:
         f"{_percentile(new.latency_ms, 50):.0f}")
     row("first clear frame -> store, p95 ms", f"{_percentile(old.latency_ms, 95):.0f}",
         f"{_percentile(new.latency_ms, 95):.0f}")
+    lines.append("where the latency went, ms per event, p50 / p95 (see bench/reader.py):")
+    for name, start, end in STAGES:
+        row(f"  {name}", *(_spread([getattr(e, end) - getattr(e, start) for e in r.stages])
+                           for r in (old, new)))
     ratio_median = new.median() / old.median() if old.cpu_ms and new.cpu_ms else float("nan")
     ratio_mean = (float(np.mean(new.cpu_ms)) / float(np.mean(old.cpu_ms))
                   if old.cpu_ms and new.cpu_ms else float("nan"))
@@ -374,6 +483,14 @@ def report(bench: ReaderBench) -> str:
                      f"hand: edge-map search {bench.recall['edges']} of {cards}, card locator "
                      f"{bench.recall['network']} of {cards}")
     for figures in bench.readers:
+        slow = sorted(figures.stages, key=lambda e: e.stored - e.clear, reverse=True)[:SLOWEST]
+        if slow:
+            lines.append(f"{figures.title}: slowest events, ms after the first clear frame "
+                         "(decidable, first read, settled, proposed, stored):")
+        for e in slow:
+            lines.append(f"  #{e.index} {e.type}: " + ", ".join(
+                f"{getattr(e, stage) - e.clear:.0f}" for stage in ("decidable", "first_read", "settled",
+                                                                    "proposed", "stored")))
         for said in figures.wrong_said:
             lines.append(f"{figures.title}: wrong {said}")
         if figures.stopped:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from ducktable.bench.reader import first_clear_ms
+from ducktable.bench.reader import STAGES, EventStages, decidable_ms, first_clear_ms
 from ducktable.device.cli import main
+from ducktable.rules.snapshot import seat_zone
 from ducktable.sim.table_video import bot_game, script_for
 
 
@@ -35,11 +36,17 @@ def test_the_bench_prints_its_figures_and_both_readers_record_the_same_events(
     rss = re.search(r"peak RSS of the locator's reader alone: (\d+) MB", out)
     assert rss is not None and 50 < int(rss[1]) < 2000
     assert re.search(r"card locator path: \d+ of 80 frames still", out)
+    for name, _, _ in STAGES:  # where the latency went, p50 / p95 for each reader
+        spread = re.fullmatch(r"\s*(-?\d+) / (-?\d+)\s+(-?\d+) / (-?\d+)", _row(out, f"  {name}") and
+                              " ".join(_row(out, f"  {name}")))
+        assert spread is not None, name
+        assert all(0 <= int(v) < 60_000 for v in spread.groups()), name
+    assert re.search(r"card locator: slowest events, ms after the first clear frame", out)
 
 
 def test_an_event_is_timed_from_the_first_frame_that_shows_it_plainly() -> None:
     shots = script_for(bot_game("duck", 0, 3), 0)
-    clear = first_clear_ms(shots)
+    clear = first_clear_ms(shots, bot_game("duck", 0, 3).events)
     # the deal's cards lie plain at frame 8, the first play's cards laid out at 16 (before the
     # play itself is recorded by the script), the next event, a card taken from a pile, at 32
     assert (clear[0], clear[1], clear[2]) == (shots[8].ts, shots[16].ts, shots[32].ts)
@@ -52,3 +59,41 @@ def test_a_clip_past_the_end_is_a_one_line_error(capsys: pytest.CaptureFixture[s
     assert main(["bench", "reader", "--first", "999999"]) == 2
     err = capsys.readouterr().err
     assert "nothing from frame 999999 on" in err and "Traceback" not in err
+
+
+def test_a_deal_after_a_reveal_is_timed_from_its_own_start_card_not_from_the_reveals_hands() -> None:
+    game = bot_game("duck", 0, 3)
+    shots = script_for(game, 0)
+    clear = first_clear_ms(shots, game.events)
+    second_deal = [k for k, e in enumerate(game.events) if e.type == "deal"][1]
+    frame = next(s for s in shots if s.ts == clear[second_deal])
+    assert frame.event_index == second_deal + 1  # the deal has happened by then
+    dealer = next(s for s, card in enumerate(game.events[second_deal].data["face_up"]) if card)
+    assert frame.contents()[seat_zone(dealer, "discard")] == (game.events[second_deal].data["face_up"][dealer],)
+    assert not any(frame.contents()[seat_zone(s, "reveal")] for s in range(3))  # the hands are gone
+
+
+def test_a_perfect_camera_decides_a_play_once_its_cards_reach_the_pile_and_a_take_at_once() -> None:
+    game = bot_game("duck", 0, 3)
+    shots = script_for(game, 0)
+    clear, decidable = first_clear_ms(shots, game.events), decidable_ms(game, shots)
+    assert set(decidable) >= set(clear)  # every event the bench times, that camera records alone
+    plays = [k for k in clear if game.events[k].type == "play"]
+    takes = [k for k in clear if game.events[k].type == "draw"]
+    assert len(plays) > 50 and len(takes) > 30
+    for k in plays:  # laid out first: no play until the cards reach the pile
+        assert decidable[k] > clear[k], k
+        at = next(s for s in shots if s.ts == decidable[k])
+        seat = game.events[k].seat
+        assert at.event_index > k and at.contents()[seat_zone(seat, "discard")] != ()
+        assert at.contents()[seat_zone(seat, "reveal")] == ()
+    assert all(decidable[k] == clear[k] for k in takes)  # a pile's top taken is a draw at once
+
+
+def test_the_stages_of_an_event_never_go_back_in_time_and_add_up_to_its_latency() -> None:
+    # a deal's start card is read (0 ms) before the reads in a row make it decidable (467 ms)
+    stages = EventStages.of(0, "deal", 1000, 1467, 1000, 1200, 1600, 1610)
+    assert (stages.decidable, stages.first_read, stages.settled, stages.proposed, stages.stored) == (
+        1467, 1467, 1467, 1600, 1610)
+    total = sum(getattr(stages, end) - getattr(stages, start) for _, start, end in STAGES[:5])
+    assert total == stages.stored - stages.clear
