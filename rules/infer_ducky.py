@@ -118,6 +118,12 @@ def _has_duck(labels: Labels) -> bool:
     return any(label.startswith(DUCK) for label in labels)
 
 
+def _placed_ts(state: DuckyState, seat: int) -> int:
+    """When the log last placed ``seat``'s pawn: its last move, or the set-up."""
+    return next((event.ts for event in reversed(state.history)
+                 if event.type == "setup" or (event.type == "move" and event.seat == seat)), -1)
+
+
 FLOW_SETTLE_MS = 500
 """How long after the last hand over the river a pattern that is not yet the flowed one is
 taken as it is: while a hand slides the pads along (DUCKY-T2), the river is half flowed."""
@@ -137,9 +143,16 @@ class DuckyInferrer(Inferrer):
         return [log for log in range(len(state.layout.logs)) if label in table.labels(log_zone(log))]
 
     def _moved(self, state: DuckyState, table: StabilityTracker, seat: int) -> int | None:
-        """The log ``seat``'s pawn now stands on, when it is a different one (else None)."""
+        """The log ``seat``'s pawn now stands on, when it is a different one (else None).
+
+        The pawn must have been read there after the log placed it where the state has it: a
+        reading from before says the table lags the log (a move entered by hand that the
+        table does not show yet, or the camera stopped while a person entered the rest), not
+        that the pawn moved again."""
         logs = self._pawn_logs(state, table, seat)
         if len(logs) != 1 or logs[0] == state.pawns[seat]:
+            return None
+        if table.settled(log_zone(logs[0])).first_seen_ts <= _placed_ts(state, seat):
             return None
         return logs[0]
 

@@ -277,3 +277,20 @@ def test_DUCKY_T3_a_duck_appearing_on_a_card_with_no_hand_seen_is_held_for_a_per
     assert [e for _ in range(6) for e in table._frame()] == []
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "take" and "no hand" in pending.why
+
+
+def test_DUCKY_T4_a_table_behind_moves_entered_by_hand_shows_no_move_and_no_pass():
+    """Moves entered by hand before the table shows them (or after the camera stopped: ducky
+    seed 12, a replay cut short, where the person entered the rest of the game) leave each pawn
+    on the log it stood on before: that old reading is no move of the next player, so no pass
+    is inferred for the fisher, who has not acted yet."""
+    table = set_up()
+    for event in (Event("move", 0, {"log": 1}), Event("take", 0, {"pile": 0}), Event("pass", 0),
+                  Event("move", 1, {"log": 3}), Event("take", 0, {"pile": 1})):
+        assert table.follower.manual(Event(event.type, event.seat, event.data, table.ts, "manual")).ok
+    state = table.state
+    assert state.phase == "fish" and state.active == 1 and state.could_fish(1).ok  # Ben faces a yellow duck
+    assert state.pawns == [1, 3] and table.zones[log_zone(0)] == [pawn_label(0)]  # the table lags
+    assert table.lay({}, frames=8) == []
+    assert [i.event.type for i in table.follower.log if i.event.source == "camera"] == ["setup"]
+    assert table.follower.pending is None and state.phase == "fish"
