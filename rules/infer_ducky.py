@@ -119,9 +119,11 @@ def _has_duck(labels: Labels) -> bool:
 
 
 def _placed_ts(state: DuckyState, seat: int) -> int:
-    """When the log last placed ``seat``'s pawn: its last move, or the set-up."""
-    return next((event.ts for event in reversed(state.history)
-                 if event.type == "setup" or (event.type == "move" and event.seat == seat)), -1)
+    """When the log last placed ``seat``'s pawn: its last move, or the set-up (-1 when that
+    event came with no time)."""
+    placed = next((event for event in reversed(state.history)
+                   if event.type == "setup" or (event.type == "move" and event.seat == seat)), None)
+    return -1 if placed is None or placed.ts is None else placed.ts
 
 
 FLOW_SETTLE_MS = 500
