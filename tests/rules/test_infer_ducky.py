@@ -294,3 +294,21 @@ def test_DUCKY_T4_a_table_behind_moves_entered_by_hand_shows_no_move_and_no_pass
     assert table.lay({}, frames=8) == []
     assert [i.event.type for i in table.follower.log if i.event.source == "camera"] == ["setup"]
     assert table.follower.pending is None and state.phase == "fish"
+
+
+def test_DUCKY_T1_a_pawn_moved_before_the_setup_was_confirmed_by_hand_still_moved():
+    """A move entered (or confirmed) by hand is stamped when the person entered it, later than
+    the table showed it: a pawn read on its new log before then has moved all the same (ducky
+    seed 13: the set-up, held for a person, was confirmed after the first pawn had moved)."""
+    table = Table()
+    table.unsure.add(pile_zone(1, 1))
+    table.lay({**board(), log_zone(0): (pawn_label(0),), log_zone(2): (pawn_label(1),),
+               pile_zone(0, 0): (P0_CARDS[0],), pile_zone(0, 1): (P0_CARDS[1],),
+               pile_zone(1, 0): (P1_CARDS[0],), pile_zone(1, 1): (P1_CARDS[1],)})
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "setup"
+    table.lay({log_zone(0): (), log_zone(1): (pawn_label(0),)})
+    setup = Event("setup", None, pending.event.data, table.ts, "manual")
+    assert table.follower.confirm(setup).ok and table.follower.log[-1].event.ts == table.ts
+    applied = table.lay(flowed())
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("move", 0, {"log": 1})]
