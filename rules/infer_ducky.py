@@ -118,6 +118,21 @@ def _has_duck(labels: Labels) -> bool:
     return any(label.startswith(DUCK) for label in labels)
 
 
+def _left_since(state: DuckyState, seat: int, log: int, since: int) -> bool:
+    """Whether the log had ``seat``'s pawn on ``log`` and moved it away at ``since`` or later
+    (or at no known time): a pawn read there since then may simply not have been moved on the
+    table yet."""
+    at = None
+    for event in state.history:
+        if event.type == "setup":
+            at = event.data["pawns"][seat]
+        elif event.type == "move" and event.seat == seat:
+            if at == log and (event.ts is None or event.ts >= since):
+                return True
+            at = event.data["log"]
+    return False
+
+
 FLOW_SETTLE_MS = 500
 """How long after the last hand over the river a pattern that is not yet the flowed one is
 taken as it is: while a hand slides the pads along (DUCKY-T2), the river is half flowed."""
@@ -137,9 +152,17 @@ class DuckyInferrer(Inferrer):
         return [log for log in range(len(state.layout.logs)) if label in table.labels(log_zone(log))]
 
     def _moved(self, state: DuckyState, table: StabilityTracker, seat: int) -> int | None:
-        """The log ``seat``'s pawn now stands on, when it is a different one (else None)."""
+        """The log ``seat``'s pawn now stands on, when it is a different one (else None).
+
+        A pawn still read on a log the log moved it away from since that reading began is
+        the table lagging the log (a move entered by hand that the table does not show yet, or
+        the camera stopped while a person entered the rest of the game), not a new move. (The
+        time a move was entered by hand is later than when the pawn moved, so it bounds
+        nothing else: a pawn read on a new log before the set-up was confirmed has moved.)"""
         logs = self._pawn_logs(state, table, seat)
         if len(logs) != 1 or logs[0] == state.pawns[seat]:
+            return None
+        if _left_since(state, seat, logs[0], table.settled(log_zone(logs[0])).first_seen_ts):
             return None
         return logs[0]
 

@@ -277,3 +277,38 @@ def test_DUCKY_T3_a_duck_appearing_on_a_card_with_no_hand_seen_is_held_for_a_per
     assert [e for _ in range(6) for e in table._frame()] == []
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "take" and "no hand" in pending.why
+
+
+def test_DUCKY_T4_a_table_behind_moves_entered_by_hand_shows_no_move_and_no_pass():
+    """Moves entered by hand before the table shows them (or after the camera stopped: ducky
+    seed 12, a replay cut short, where the person entered the rest of the game) leave each pawn
+    on the log it stood on before: that old reading is no move of the next player, so no pass
+    is inferred for the fisher, who has not acted yet."""
+    table = set_up()
+    for event in (Event("move", 0, {"log": 1}), Event("take", 0, {"pile": 0}), Event("pass", 0),
+                  Event("move", 1, {"log": 3}), Event("take", 0, {"pile": 1})):
+        assert table.follower.manual(Event(event.type, event.seat, event.data, table.ts, "manual")).ok
+    state = table.state
+    assert state.phase == "fish" and state.active == 1 and state.could_fish(1).ok  # Ben faces a yellow duck
+    assert state.pawns == [1, 3] and table.zones[log_zone(0)] == [pawn_label(0)]  # the table lags
+    assert table.lay({}, frames=8) == []
+    assert [i.event.type for i in table.follower.log if i.event.source == "camera"] == ["setup"]
+    assert table.follower.pending is None and state.phase == "fish"
+
+
+def test_DUCKY_T1_a_pawn_moved_before_the_setup_was_confirmed_by_hand_still_moved():
+    """A move entered (or confirmed) by hand is stamped when the person entered it, later than
+    the table showed it: a pawn read on its new log before then has moved all the same (ducky
+    seed 13: the set-up, held for a person, was confirmed after the first pawn had moved)."""
+    table = Table()
+    table.unsure.add(pile_zone(1, 1))
+    table.lay({**board(), log_zone(0): (pawn_label(0),), log_zone(2): (pawn_label(1),),
+               pile_zone(0, 0): (P0_CARDS[0],), pile_zone(0, 1): (P0_CARDS[1],),
+               pile_zone(1, 0): (P1_CARDS[0],), pile_zone(1, 1): (P1_CARDS[1],)})
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "setup"
+    table.lay({log_zone(0): (), log_zone(1): (pawn_label(0),)})
+    setup = Event("setup", None, pending.event.data, table.ts, "manual")
+    assert table.follower.confirm(setup).ok and table.follower.log[-1].event.ts == table.ts
+    applied = table.lay(flowed())
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("move", 0, {"log": 1})]
