@@ -30,7 +30,8 @@ From that (GREY-D2, W1..W3, T1..T4, G1):
 - quack: told by button or by hand. Two sights suggest one, held for a person to confirm:
   another seat laying cards while it is the mover's turn, and the trick swept away while only
   the mover's Quack was missing to win it (the mover's last cards may also have been swept
-  before the camera could read them).
+  before the camera could read them). A Quack guessed from cards laid out of turn gives way
+  to the mover's own play once those cards are gone (taken back: the mover did not quack).
 
 What the camera cannot see comes by hand: Quacks, a Drake's requested rank
 (``drake_request``, ``cannot_comply``) and a Lame Duck. A play or grey a person enters after

@@ -104,7 +104,8 @@ def _at(event: Event, ts: int) -> Event:
 # ---- the script ------------------------------------------------------------------------------
 
 SPOKEN = ("quack", "drake_request", "cannot_comply", "lame_duck")
-"""Events nobody lays on the table: a button or the phone tells them."""
+"""Events nobody lays on the table: a button or the phone tells them (a Drake passed in the swap
+shows, but the rank asked for with it is told on the phone too)."""
 
 
 def grey_script(game: BotGame, happenings: Sequence[Happening], rng: random.Random, *, hold: int = 5,
