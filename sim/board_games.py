@@ -453,15 +453,17 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
             del remaining[j]
         return True
 
-    def enter(happened: int, now: int) -> bool | None:
+    def enter(happened: int, now: int, camera_on: bool = True) -> bool | None:
         """The person enters the next true event if it has happened (None: nothing to enter),
-        stamped with the time they entered it, as the phone does."""
+        stamped with the time they entered it, as the phone does. Once the video is over
+        (``camera_on`` False) the camera's last picture says nothing of what comes next, so the
+        follower does not catch up from it."""
         true = next((e for k, e in open_events() if k < happened and state.check(e).ok), None)
         if true is None:
             return None
         result.confirmed += 1
         start = len(follower.log)
-        follower.confirm(Event(true.type, true.seat, true.data, now, "manual"))
+        follower.confirm(Event(true.type, true.seat, true.data, now, "manual"), catch_up=camera_on)
         return check_new(start)
 
     waited = 0
@@ -487,7 +489,7 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
                 break
     result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
     while ok and not state.is_over() and remaining:
-        entered = enter(len(game.events), follower.tracker.last_ts)
+        entered = enter(len(game.events), follower.tracker.last_ts, camera_on=False)
         if not entered:
             result.first_problem = result.first_problem or (
                 f"after event #{len(follower.log)}: no open true event is legal now")
