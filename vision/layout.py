@@ -266,7 +266,7 @@ def zone_reads(layout: TableLayout, cards: Sequence[SeenCard],
             continue
         label = card.label.split("/", 1)[1] if "/" in card.label else card.label
         confidence = card.confidence
-        if _table_area(layout, card.quad) > MERGED_AREA * CARD_W * CARD_H:
+        if cards_in_area(layout, card.quad) > MERGED_AREA:
             label, confidence = UNKNOWN, 0.0
         read = CardRead(label, confidence, (float(centre[0]), float(centre[1])))
         found[zone.name].append((zone.reading_key(centre), read))
@@ -290,8 +290,9 @@ def _gap_between(items: Sequence[tuple[tuple[int, float], CardRead]], gap: float
     return any(a[0][0] == b[0][0] and b[0][1] - a[0][1] >= gap for a, b in zip(items, items[1:], strict=False))
 
 
-def _table_area(layout: TableLayout, quad: np.ndarray) -> float:
-    return float(abs(cv2.contourArea(layout.to_table(quad).astype(np.float32))))
+def cards_in_area(layout: TableLayout, quad: np.ndarray) -> float:
+    """The area on the table of a quad found in the frame, in cards."""
+    return float(abs(cv2.contourArea(layout.to_table(quad).astype(np.float32)))) / (CARD_W * CARD_H)
 
 
 def _slot_corners(zone: Zone, centre: tuple[float, float]) -> np.ndarray:

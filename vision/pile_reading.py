@@ -23,7 +23,7 @@ from ducktable.rules.snapshot import CardRead, ZoneRead
 
 from .boards import DUCK_COLOURS, skin_mask
 from .detect import DetectorSettings, detect_cards
-from .layout import CARD_H, CARD_W, TableLayout
+from .layout import TableLayout, cards_in_area
 from .pipeline import Classify
 
 SLOT_DISC = 0.2
@@ -96,7 +96,7 @@ class CardZones:
         skin under some exposures."""
         skin = _without_card_print(skin_mask(cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)), card_quads)
         whole = [quad for quad in (card_quads if self.whole_tops else ())
-                 if WHOLE_CARD[0] <= _card_shares(self.layout, quad) <= WHOLE_CARD[1]]
+                 if WHOLE_CARD[0] <= cards_in_area(self.layout, quad) <= WHOLE_CARD[1]]
         seen = {zone.name for quad in whole
                 if (zone := self.layout.zone_at(self.layout.to_table(quad.mean(axis=0, keepdims=True))[0]))
                 is not None and zone.kind == "pile"}
@@ -138,11 +138,6 @@ class CardZones:
             out[zone.name] = ZoneRead(tuple(card for _, cards in sorted(items, key=lambda kv: kv[0])
                                             for card in cards))
         return out
-
-
-def _card_shares(layout: TableLayout, quad: np.ndarray) -> float:
-    """The area on the table of a quad found in the frame, in cards."""
-    return float(abs(cv2.contourArea(layout.to_table(quad).astype(np.float32)))) / (CARD_W * CARD_H)
 
 
 def _without_card_print(skin: np.ndarray, card_quads: Sequence[np.ndarray]) -> np.ndarray:
