@@ -14,6 +14,8 @@ Time: the video's clock (15 frames a second). A reader is busy for the CPU time 
 the camera hands it the newest frame when it is free (``every_frame``: every frame, queued).
 An event reaches the store when the read that returned it ends; its latency counts from the
 first frame that shows a part of it with no hand over what changed (:func:`first_clear_ms`).
+Its cards reach the phones sooner where the reader's news shows them first (a play laid out in
+the reveal area, before it goes onto the pile): that latency is measured too.
 
 Where that latency goes is broken down per event (:class:`EventStages`): the first clear frame;
 *decidable*, the frame at which a perfect camera (every frame read at once and right, the true
@@ -31,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +123,10 @@ class ReaderFigures:
     title: str
     cpu_ms: list[float] = field(default_factory=list)
     latency_ms: list[float] = field(default_factory=list)
+    shown_ms: list[float] = field(default_factory=list)
+    """Per camera event with a first clear frame: from it to the phones, where the reader's
+    news (cards seen that no recorded event explains yet) showed all of the event's cards
+    before the store had it (:func:`event_cards`), else to the store."""
     camera_events: list[Event] = field(default_factory=list)
     wrong: int = 0
     wrong_said: list[str] = field(default_factory=list)
@@ -180,6 +187,16 @@ def same_event(a: Event, b: Event) -> bool:
     if a.type == "reveal":
         return [sorted(h) for h in a.data["hands"]] == [sorted(h) for h in b.data["hands"]]
     return dict(a.data) == dict(b.data)
+
+
+def event_cards(event: Event) -> list[str]:
+    """The cards a DUCK event puts on the table for all to see: a play's cards, a deal's start
+    cards (none for the others: what a draw takes goes into a hand)."""
+    if event.type == "play":
+        return list(event.data["cards"])
+    if event.type == "deal":
+        return [card for card in event.data["face_up"] if card is not None]
+    return []
 
 
 def first_clear_ms(shots: Sequence[Shot], events: Sequence[Event]) -> dict[int, int]:
@@ -323,6 +340,7 @@ class _Lane:
     free_at: float = 0.0
     lagging: int = 0
     waiting: int = 0
+    shown_at: dict[int, float] = field(default_factory=dict)
 
     def step(self, frame: _Frame, shot: Shot, arrives_next: float, every_frame: bool,
              truth: Sequence[Event], clear: dict[int, int], decidable: dict[int, int]) -> None:
@@ -338,6 +356,7 @@ class _Lane:
         self.free_at = start + took
         self.figures.cpu_ms.append(took)
         self.figures.frames_read += 1
+        self._watch_news(len(self.state.history) + len(events), truth)
         for event in events:
             k = len(self.state.history)
             if k < len(truth) and not same_event(event, truth[k]):
@@ -346,12 +365,23 @@ class _Lane:
             self.figures.camera_events.append(event)
             if k in clear:
                 self.figures.latency_ms.append(self.free_at - clear[k])
+                self.figures.shown_ms.append(min(self.shown_at.get(k, self.free_at), self.free_at) - clear[k])
                 first_read = float(event.ts) if event.ts is not None else frame.timestamp_ms
                 self.figures.stages.append(EventStages.of(
                     k, event.type, clear[k], decidable.get(k, clear[k]), first_read,
                     self._settled_ms(event, frame.timestamp_ms), frame.timestamp_ms, self.free_at))
             self.state.apply_or_raise(event)
         self._person(shot, truth, progressed=bool(events))
+
+    def _watch_news(self, upcoming: int, truth: Sequence[Event]) -> None:
+        """Note when the reader's news first shows every card of the next true event not yet
+        recorded (the phones show them from then on)."""
+        if upcoming >= len(truth) or upcoming in self.shown_at:
+            return
+        cards = event_cards(truth[upcoming])
+        seen = Counter(card for _, zone_cards in self.reader.news for card in zone_cards)
+        if cards and not Counter(cards) - seen:
+            self.shown_at[upcoming] = self.free_at
 
     def _settled_ms(self, event: Event, read_at: float) -> float:
         """When the reader's tracker settled on what ``event`` rests on: the latest settling of
@@ -463,6 +493,11 @@ def report(bench: ReaderBench) -> str:
         f"{_percentile(new.latency_ms, 50):.0f}")
     row("first clear frame -> store, p95 ms", f"{_percentile(old.latency_ms, 95):.0f}",
         f"{_percentile(new.latency_ms, 95):.0f}")
+    row("first clear frame -> phones, p50 ms", f"{_percentile(old.shown_ms, 50):.0f}",
+        f"{_percentile(new.shown_ms, 50):.0f}")
+    row("first clear frame -> phones, p95 ms", f"{_percentile(old.shown_ms, 95):.0f}",
+        f"{_percentile(new.shown_ms, 95):.0f}")
+    lines.append("(phones: the cards shown as seen, not yet recorded, or the store if that came first)")
     lines.append("where the latency went, ms per event, p50 / p95 (see bench/reader.py):")
     for name, start, end in STAGES:
         row(f"  {name}", *(_spread([getattr(e, end) - getattr(e, start) for e in r.stages])

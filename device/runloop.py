@@ -139,7 +139,11 @@ class CameraStatus:
         self._lock = threading.Lock()
         self._problem: str | None = None
         self._notice: CameraNotice | None = None
+        self._seen: tuple[int, tuple[tuple[str, tuple[str, ...]], ...]] | None = None
         self._version = 0
+        self.on_change: Callable[[], None] | None = None
+        """Called (outside the lock) after every change, so live scoreboards redraw at once
+        rather than at their next look."""
         self._next_id = 1
         self._rejected: list[Event] = []
         self._answered: set[tuple[int, int, str]] = set()  # (match, position, event) said no to
@@ -148,11 +152,17 @@ class CameraStatus:
     def _key(match_id: int, position: int, event: Event) -> tuple[int, int, str]:
         return match_id, position, event.content_key()
 
-    def report(self, match_id: int | None, position: int, pending: Any, problem: str | None) -> None:
+    def report(self, match_id: int | None, position: int, pending: Any, problem: str | None,
+               seen: Sequence[tuple[str, Sequence[str]]] = ()) -> None:
         """The camera thread's news after a frame: what it waits for (``pending``: anything
-        with ``event`` and ``why``, or None) and what stops it (``problem``)."""
+        with ``event`` and ``why``, or None), what stops it (``problem``) and the cards it sees
+        that no recorded event explains yet (``seen``: zone and cards, as
+        ``TableFollower.news``)."""
+        shown = None if match_id is None or not seen else (
+            match_id, tuple((zone, tuple(cards)) for zone, cards in seen))
         with self._lock:
-            changed = problem != self._problem
+            changed = problem != self._problem or shown != self._seen
+            self._seen = shown
             self._problem = problem
             notice = self._notice
             if pending is None or match_id is None:
@@ -175,12 +185,21 @@ class CameraStatus:
                     changed = True
             if changed:
                 self._version += 1
+        if changed:
+            self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def set_problem(self, problem: str | None) -> None:
         with self._lock:
-            if problem != self._problem:
+            changed = problem != self._problem
+            if changed:
                 self._problem = problem
                 self._version += 1
+        if changed:
+            self._changed()
 
     @property
     def problem(self) -> str | None:
@@ -213,7 +232,8 @@ class CameraStatus:
                 self._rejected.append(notice.event)
             self._notice = None
             self._version += 1
-            return notice
+        self._changed()
+        return notice
 
     def take_rejections(self) -> list[Event]:
         """The events people rejected since the last call (for the camera thread)."""
@@ -223,8 +243,10 @@ class CameraStatus:
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
+            seen = None if self._seen is None else {
+                "match_id": self._seen[0], "zones": [{"zone": z, "cards": list(c)} for z, c in self._seen[1]]}
             return {"version": self._version, "problem": self._problem,
-                    "notice": None if self._notice is None else self._notice.to_json()}
+                    "notice": None if self._notice is None else self._notice.to_json(), "seen": seen}
 
 
 REOPEN_PAUSES_S = (2.0, 5.0, 10.0, 30.0)
@@ -336,7 +358,7 @@ class CameraProducer:
                 log.info("camera event refused: %s", verdict)
         if self.status is not None:
             self.status.report(info.id, position, getattr(self.reader, "pending", None),
-                               getattr(self.reader, "problem", None))
+                               getattr(self.reader, "problem", None), getattr(self.reader, "news", ()))
 
     def _tell(self, problem: str | None) -> None:
         if self.status is not None:
@@ -565,6 +587,8 @@ class Appliance:
         config = dict(web_config)
         config.update(STORE=store, CUES=cues, STOP_EVENT=self.stop_event, CAMERA=camera)
         self.camera = camera
+        if camera is not None:
+            camera.on_change = store.wake_waiters
         self.app = create_app(config)
         self.server = WebServer(self.app, host, port, threads)
         self.url = public_url(host, self.server.port, public)

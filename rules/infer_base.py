@@ -18,6 +18,7 @@ Pure: stdlib only; time comes from the snapshots.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -159,6 +160,8 @@ class TableFollower:
         self._signature: tuple[object, ...] | None = None
         self._mends_for: tuple[int, str, tuple[str, ...]] | None = None
         self._mends: list[Mend] = []
+        self._news_base: dict[str, tuple[str, ...]] = {}
+        self._news_events = -1  # the log's length when the base was read
 
     @property
     def behind(self) -> int:
@@ -185,7 +188,31 @@ class TableFollower:
         if signature != self._signature and len(self._behind) < MAX_VIEWS_BEHIND:
             self._behind.append(table.copy() if live else table)
             self._signature = signature
+        if live and len(self.state.history) != self._news_events:
+            self._news_base = {name: z.labels for name, z in table.view().items()}
+            self._news_events = len(self.state.history)
         return step
+
+    def news(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The cards the table shows plainly now that it did not show when the match's last
+        event was recorded, zone by zone (sorted): what the phones can show at once, before the
+        event they belong to is recorded (a play laid out is no play until it reaches the pile).
+        A card under a hand, or not yet read again since one left, is not news."""
+        out = []
+        for name, zone in sorted(self.tracker.view().items()):
+            if (not zone.labels or zone.confidence < PLAIN_CONFIDENCE or zone.agreement < PLAIN_AGREEMENT
+                    or not self.tracker.fresh(name)):
+                continue
+            unseen = Counter(zone.labels)
+            unseen.subtract(self._news_base.get(name, ()))
+            cards = []
+            for label in zone.labels:
+                if label != UNKNOWN and unseen[label] > 0:
+                    cards.append(label)
+                    unseen[label] -= 1
+            if cards:
+                out.append((name, tuple(cards)))
+        return tuple(out)
 
     def _advance(self, table: StabilityTracker) -> FollowStep:
         step = FollowStep()

@@ -135,9 +135,10 @@ def calibration_view(picture: np.ndarray, game: str) -> np.ndarray:
 class CameraTableReader:
     """Frame + the store's state -> the events the camera is sure of (run loop's TableReader).
 
-    After each call: :attr:`pending` is the event waiting for a person (or None), :attr:`problem`
-    what stops the camera from reading (or None), :attr:`skipped` how many bad frames were
-    skipped. :meth:`reject` tells it a person said no to the pending event.
+    After each call: :attr:`pending` is the event waiting for a person (or None), :attr:`news`
+    the cards seen that no recorded event explains yet, :attr:`problem` what stops the camera
+    from reading (or None), :attr:`skipped` how many bad frames were skipped. :meth:`reject`
+    tells it a person said no to the pending event.
     """
 
     def __init__(self, layout_path: Path, *, decks_dir: Path | None = None, model: str | None = None,
@@ -200,6 +201,16 @@ class CameraTableReader:
         repeated), fallback (searched again by edges), cards classified and kept (empty for the
         board games, or before a game is read)."""
         return dict(self._view.counts) if self._view is not None else {}
+
+    @property
+    def news(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The cards the table shows plainly that no recorded event explains yet, zone by zone
+        (``TableFollower.news``): the phones show them at once, a laid-out play before it
+        reaches the pile. Nothing while the camera cannot read."""
+        follower = self._sync.follower
+        if follower is None or self.problem is not None:
+            return ()
+        return follower.news()
 
     def take_mends(self) -> list[Mend]:
         """Earlier camera events the camera mended itself since the last call (the table showed

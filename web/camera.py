@@ -1,7 +1,8 @@
-"""The camera on the phones: what stops it (a problem line on the scoreboard) and the event it is
-unsure of, put as "camera unsure - is this it?" with Confirm and Reject; and, when the rules
-refuse it because of a card the camera recorded earlier, one tap on the card that was really
-there mends that earlier event.
+"""The camera on the phones: what stops it (a problem line on the scoreboard), the cards it sees
+that no recorded event explains yet ("on the table now") and the event it is unsure of, put as
+"camera unsure - is this it?" with Confirm and Reject; and, when the rules refuse it because
+of a card the camera recorded earlier, one tap on the card that was really there mends that
+earlier event.
 
 Why this module exists: the camera never applies an event it is not sure of; a person settles
 it. The run loop's camera status (``CAMERA`` in the app's configuration: ``snapshot()``,
@@ -25,6 +26,7 @@ from .auth import pin_required
 from .camera_status import camera_snapshot, camera_status
 from .db import get_store, match_or_404
 from .entry import entry_page
+from .words import zone_words
 
 bp = Blueprint("camera", __name__)
 
@@ -45,10 +47,23 @@ def camera_view(info: MatchInfo, snap: dict[str, Any] | None) -> dict[str, Any] 
         shown = {"id": notice.get("id"), "type": event.get("type", "?"), "who": who, "data": data,
                  "why": notice.get("why", ""), "mends": mends}
     problem = snap.get("problem")
-    if shown is None and not problem:
+    seen = seen_zones(info, snap.get("seen"))
+    if shown is None and not problem and not seen:
         return None
     short, detail = problem_line(problem) if problem else ("", "")
-    return {"problem": short, "detail": detail, "notice": shown}
+    return {"problem": short, "detail": detail, "notice": shown, "seen": seen}
+
+
+def seen_zones(info: MatchInfo, seen: Any) -> list[dict[str, Any]]:
+    """The cards the camera sees on ``info``'s table that no recorded event explains yet, as
+    (the zone in words, its cards): a play laid out shows on the phones before it is stacked."""
+    if not isinstance(seen, dict) or seen.get("match_id") != info.id:
+        return []
+    zones = seen.get("zones")
+    if not isinstance(zones, list):
+        return []
+    return [{"where": zone_words(z.get("zone", ""), info.players), "cards": list(z.get("cards") or [])}
+            for z in zones if isinstance(z, dict) and z.get("cards")]
 
 
 SHORT_PROBLEM = 90

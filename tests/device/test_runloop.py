@@ -295,7 +295,53 @@ def test_camera_status_keeps_one_notice_per_question_and_counts_changes() -> Non
     assert status.answered(first.id) is None  # an old question cannot be answered
     assert status.answered(second.id) == second and status.notice() is None
     status.report(1, 0, None, None)
-    assert status.snapshot() == {"version": start + 5, "problem": None, "notice": None}
+    assert status.snapshot() == {"version": start + 5, "problem": None, "notice": None, "seen": None}
+
+
+def test_camera_status_shows_the_cards_seen_before_their_event_and_wakes_the_scoreboards() -> None:
+    status = CameraStatus()
+    woken: list[int] = []
+    status.on_change = lambda: woken.append(status.snapshot()["version"])
+    status.report(1, 0, None, None, [("seat1.reveal", ["blue-3", "red-3"])])
+    assert status.snapshot()["seen"] == {"match_id": 1, "zones": [{"zone": "seat1.reveal",
+                                                                   "cards": ["blue-3", "red-3"]}]}
+    status.report(1, 0, None, None, [("seat1.reveal", ("blue-3", "red-3"))])  # nothing new
+    assert len(woken) == 1
+    status.report(1, 1, None, None, ())  # the play was recorded
+    assert status.snapshot()["seen"] is None and len(woken) == 2
+    status.report(None, 0, None, None, [("seat1.reveal", ["blue-3"])])  # no match followed
+    assert status.snapshot()["seen"] is None and len(woken) == 2
+    status.set_problem("the camera seems to have moved")
+    assert len(woken) == 3 and woken[-1] == status.snapshot()["version"]
+
+
+def test_the_camera_producer_reports_what_its_reader_sees(store: MatchStore) -> None:
+    store.create_match("duck", ["A", "B", "C"], observer=True)
+
+    class Reader:
+        pending = None
+        problem = None
+        news = (("seat1.reveal", ("blue-3",)),)
+
+        def events(self, state: Any, frame: Any) -> list[Event]:
+            return []
+
+    frames = iter(["frame", None])
+
+    class Frames:
+        def read(self) -> Any:
+            return next(frames)
+
+        def __enter__(self) -> Frames:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    status = CameraStatus()
+    CameraProducer(lambda: Frames(), Reader(), status).run(TableLink(store, threading.Event()))
+    seen = status.snapshot()["seen"]
+    assert seen is not None and seen["zones"] == [{"zone": "seat1.reveal", "cards": ["blue-3"]}]
 
 
 def test_the_appliance_gives_the_camera_status_to_the_web_app(store: MatchStore, tmp_path: Path) -> None:
@@ -305,6 +351,7 @@ def test_the_appliance_gives_the_camera_status_to_the_web_app(store: MatchStore,
     appliance.start()
     try:
         assert appliance.app.config["CAMERA"] is status
+        assert status.on_change == store.wake_waiters  # the live scoreboards redraw at once
         status.set_problem("no table calibration; run `ducktable calibrate`")
         code, view = get_json(appliance.server.port, "/match/1/view.json")
         assert code == 404

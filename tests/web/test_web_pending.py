@@ -267,3 +267,20 @@ def test_a_camera_status_that_fails_does_not_stop_an_entry(
     assert response.status_code == 303
     [deal] = store.events(info.id)
     assert deal.data == DEAL.data and deal.ts is not None and deal.ts > DEAL.ts
+
+
+def test_cards_the_camera_sees_before_their_event_show_on_the_board_and_live(
+        unlocked: Phone, app: Flask, store: MatchStore, camera: CameraStatus) -> None:
+    info = new_duck(store)
+    response = app.test_client().get(f"/match/{info.id}/live", buffered=False)
+    assert "On the table now" not in read_board_messages(response, 1)[0]["camera"]
+    camera.report(info.id, 0, None, None, [("seat1.reveal", ["blue-3", "red-3"])])
+    page = unlocked.get(f"/match/{info.id}").get_data(as_text=True)
+    assert "On the table now" in page and f"{info.players[1]}&#39;s hand shown" in page
+    assert 'title="blue-3"' in page and 'title="red-3"' in page
+    live = read_board_messages(response, 1)[0]["camera"]
+    assert "On the table now" in live and 'title="red-3"' in live
+    other = new_duck(store)  # another match's board does not show them
+    assert "On the table now" not in unlocked.get(f"/match/{other.id}").get_data(as_text=True)
+    camera.report(info.id, 1, None, None, ())
+    assert "On the table now" not in unlocked.get(f"/match/{info.id}").get_data(as_text=True)
