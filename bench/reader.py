@@ -65,6 +65,8 @@ PATIENCE_FRAMES = 15
 """A simulated person enters the next true event once the camera has lagged behind the table
 for :data:`LAG_FRAMES` video frames (6 seconds) with nothing new, or has held a guess for a
 person for :data:`PATIENCE_FRAMES` (as the replays' person does)."""
+NEWS_AHEAD = 2
+"""How many true events not yet recorded the reader's news is matched against."""
 SLOWEST = 4
 """Events listed stage by stage under the figures, the slowest first."""
 HOLD = 15
@@ -374,14 +376,15 @@ class _Lane:
         self._person(shot, truth, progressed=bool(events))
 
     def _watch_news(self, upcoming: int, truth: Sequence[Event]) -> None:
-        """Note when the reader's news first shows every card of the next true event not yet
-        recorded (the phones show them from then on)."""
-        if upcoming >= len(truth) or upcoming in self.shown_at:
-            return
-        cards = event_cards(truth[upcoming])
+        """Note when the reader's news first shows every card of one of the next true events
+        not yet recorded (the phones show them from then on). The next two: a play is laid out
+        before the draw ahead of it is recorded (a draw from the deck shows when the next
+        player starts)."""
         seen = Counter(card for _, zone_cards in self.reader.news for card in zone_cards)
-        if cards and not Counter(cards) - seen:
-            self.shown_at[upcoming] = self.free_at
+        for k in range(upcoming, min(upcoming + NEWS_AHEAD, len(truth))):
+            cards = event_cards(truth[k])
+            if k not in self.shown_at and cards and not Counter(cards) - seen:
+                self.shown_at[k] = self.free_at
 
     def _settled_ms(self, event: Event, read_at: float) -> float:
         """When the reader's tracker settled on what ``event`` rests on: the latest settling of
