@@ -15,7 +15,8 @@ detector; the grid is then fitted to their centres:
    the plan fills. The plan always leaves the last place empty, so a photo taken upside down
    still reads right (unless the card missing is the one at the mirror place of the hole).
 
-A place the plan fills with no card is ``empty``; a card on a place the plan leaves empty, two
+A place the plan fills where no card or two were found is looked at again on its own; a place
+with still no card is ``empty``; a card on a place the plan leaves empty, two
 cards on one place, or a card much smaller or larger than the others is ``extra`` or
 ``doubtful`` and not enrolled; a blurred card is ``doubtful`` too.
 """
@@ -49,6 +50,14 @@ MIN_PHOTO_SIDE = 64
 SIZE_RANGE = (0.45, 2.0)
 """A card's area over the median card's outside which it is not one of the laid cards."""
 
+
+LOOK_AGAIN_HALF = 0.8
+"""Half the side of the window a place is looked at again in, in card lengths: the card and a
+little table around it, not its neighbours (the plan's places lie about 1.4 card lengths apart)."""
+LOOK_AGAIN_SIZE = (0.7, 1.4)
+"""A card found on a second look has about the others' area (not two cards taken as one)."""
+LOOK_AGAIN_OFF = 0.3
+"""... and its centre this many card lengths or less from the place's."""
 
 MIN_SHARPNESS = 2.0
 """Below this sharpness (:func:`ducktable.vision.enroll.sharpness`) a card is ``doubtful``. Lower
@@ -136,10 +145,57 @@ def read_layout(image: np.ndarray, layout: Layout, round_: int = 1, *,
               for (quad, _), keep in zip(found, card_sized, strict=True) if not keep]
     laid = [f for f, keep in zip(found, card_sized, strict=True) if keep]
     cells, centres = fit_grid([q for q, _ in laid], layout.rows, layout.cols, labels)
+    if centres is not None:
+        laid, cells = _looked_again(image, laid, cells, centres, labels, layout.cols)
     more, crops = _places(laid, cells, labels, layout.cols,
                           MIN_SHARPNESS if min_sharpness is None else min_sharpness, sharpness)
     return LayoutReading(layout, round_, places + more, crops, centres,
                          (time.perf_counter() - start) * 1000)
+
+
+def _looked_again(image: np.ndarray, laid: list[Found], cells: list[tuple[int, int] | None],
+                  centres: np.ndarray, labels: Sequence[str | None], cols: int
+                  ) -> tuple[list[Found], list[tuple[int, int] | None]]:
+    """The cards found, with a second look at each place the plan fills where the search
+    found no card or two: the photo finder (edges, else the card's silhouette) on that place
+    alone, where a card of the others' size lying on the place replaces what was there. A
+    grey card on a brown table can show too little edge for the whole-photo search, and the
+    locator can cut one card in two; a place the person really left empty stays empty."""
+    from ducktable.vision.photo_finder import find_photo_cards
+
+    quads = [np.asarray(q, np.float64) for q, _ in laid]
+    long_side = float(np.median([np.linalg.norm((q[3] - q[0] + q[2] - q[1]) / 2) for q in quads]))
+    area = float(np.median([abs(cv2.contourArea(q.astype(np.float32))) for q in quads]))
+    on: dict[int, list[int]] = {}
+    for k, cell in enumerate(cells):
+        if cell is not None:
+            on.setdefault(cell[0] * cols + cell[1], []).append(k)
+    laid, cells = list(laid), list(cells)
+    dropped: set[int] = set()
+    for index, label in enumerate(labels):
+        here = on.get(index, [])
+        if label is None or len(here) == 1:
+            continue
+        row, col = divmod(index, cols)
+        centre = centres[row, col]
+        half = LOOK_AGAIN_HALF * long_side
+        x0, y0 = (max(0, int(v - half)) for v in centre)
+        window = image[y0:int(centre[1] + half), x0:int(centre[0] + half)]
+        if min(window.shape[:2]) < MIN_PHOTO_SIDE:
+            continue
+        near = []
+        for card in find_photo_cards(window):
+            quad = np.asarray(card.quad, np.float64) + (x0, y0)
+            size = abs(cv2.contourArea(quad.astype(np.float32))) / area
+            if (LOOK_AGAIN_SIZE[0] <= size <= LOOK_AGAIN_SIZE[1]
+                    and np.linalg.norm(quad.mean(axis=0) - centre) <= LOOK_AGAIN_OFF * long_side):
+                near.append((quad, np.asarray(card.crop)))
+        if len(near) == 1:
+            dropped.update(here)
+            laid.append(near[0])
+            cells.append((row, col))
+    keep = [k for k in range(len(laid)) if k not in dropped]
+    return [laid[k] for k in keep], [cells[k] for k in keep]
 
 
 def _off_grid(quad: np.ndarray, why: str) -> str:

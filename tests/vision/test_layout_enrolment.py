@@ -133,6 +133,33 @@ def test_a_missing_card_and_a_card_on_the_empty_place_are_named(search: CardSear
     assert gone not in reading.crops and len(reading.crops) == len(layout.cards) - 1
 
 
+def _missing_one(search: CardSearch, split: bool) -> tuple[LayoutReading, str]:
+    """Layout 1 read with a search that misses the card at row 2 place 2 (or, with ``split``,
+    finds it as two halves), as the whole-photo search can on real photos."""
+    layout = plan_layouts("duck")[0]
+    photo = laid(layout, 1, 11)
+    found = search(photo)
+    first = read_layout(photo, layout, 1, search=lambda _: found)
+    target = next(p for p in first.places if (p.row, p.col) == (1, 1))
+    assert target.status == OK and target.quad is not None
+    k = min(range(len(found)), key=lambda i: float(np.linalg.norm(found[i][0].mean(axis=0) - target.quad.mean(axis=0))))
+    quad, crop = found[k]
+    others = found[:k] + found[k + 1:]
+    if split:
+        mid_l, mid_r = (quad[0] + quad[3]) / 2, (quad[1] + quad[2]) / 2
+        others += [(np.array([quad[0], quad[1], mid_r, mid_l]), crop[: len(crop) // 2]),
+                   (np.array([mid_l, mid_r, quad[2], quad[3]]), crop[len(crop) // 2:])]
+    return read_layout(photo, layout, 1, search=lambda _: others), str(target.label)
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["missed", "cut in two"])
+def test_a_place_the_search_got_wrong_is_looked_at_again(search: CardSearch, split: bool) -> None:
+    reading, label = _missing_one(search, split)
+    place = next(p for p in reading.places if (p.row, p.col) == (1, 1))
+    assert place.status == OK and place.label == label and label in reading.crops
+    assert reading.named == len(plan_layouts("duck")[0].cards)
+
+
 def test_a_swapped_pair_is_found_by_the_check(search: CardSearch) -> None:
     layout = plan_layouts("grey")[0]
     swapped = list(layout.labels(1))
