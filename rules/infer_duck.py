@@ -42,6 +42,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Event, State
+from .decks import UNKNOWN
 from .duck import DUCK_CARDS, DuckState, card_value, play_form
 from .infer_base import Inference, Inferrer
 from .snapshot import middle_zone, seat_zone
@@ -324,22 +325,27 @@ class DuckInferrer(Inferrer):
                                    "both neighbours' piles changed at once")
         if not (shows or pile_changed):
             return None
-        neighbours = [seat_zone(n, DISCARD) for n in {state.left(t), state.right(t)}
-                      if state.seats[n].pile]
+        beside = [n for n in {state.left(t), state.right(t)} if state.seats[n].pile]
+        neighbours = [seat_zone(n, DISCARD) for n in beside]
         if not all(table.fresh(z) for z in neighbours):
             return None  # a hand was just over a neighbour's pile: wait to see whether it took
         zones = [seat_zone(following, REVEAL), seat_zone(following, DISCARD)]
-        unseen = [z for z in zones if not table.settled(z).handled]
         # what says the next player started must itself be read well: a thing in their reveal
         # area that is no card of the game (an arm's edge, read as unknown) starts nothing
         evidence = [z for z, seen in zip(zones, (shows, pile_changed), strict=True) if seen]
+        # ... and have been changed by a hand (a zone that did not change says nothing)
+        unseen = [z for z in evidence if not table.settled(z).handled]
+        standing = [seat_zone(n, DISCARD) for n in beside if self._stood(state, table, n)]
+        read = [z for z in neighbours + evidence if z not in standing]
         if look_alike:
-            return self._look_alike_draw(state, table, look_alike, zones, neighbours + evidence)
-        doubt = ""
-        if unseen:
+            return self._look_alike_draw(state, table, look_alike, zones, read)
+        doubt = self._unclear(table, standing)
+        if doubt:
+            pass  # the piles that show no take must be read plainly
+        elif unseen:
             doubt = (f"the next player's cards appeared in {unseen[0]} with no hand seen there, "
                      "so they may be a misread")
-        elif pile_changed and not shows and nxt.pile:
+        elif pile_changed and not shows and nxt.pile and next_top not in self._staged.get(following, ()):
             doubt = ("the next player's pile changed without cards shown first: the mover may "
                      "have taken its top before the next player laid a card on it")
         elif pile_changed and next_top is not None and next_top not in self._shown(table, following) \
@@ -349,7 +355,25 @@ class DuckInferrer(Inferrer):
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
         return self._inference(table, Event("draw", t, {"pile": "deck"}), zones,
-                               "the next player started and no pile top was taken", doubt, neighbours + evidence)
+                               "the next player started and no pile top was taken", doubt, read)
+
+    def _stood(self, state: DuckState, table: StabilityTracker, seat: int) -> bool:
+        """Whether ``seat``'s pile shows the top the game puts there, settled before the
+        mover's play: nothing changed there while the mover could draw, so whether a hand made
+        its last change (a card a person entered) says nothing about this draw."""
+        pile = state.seats[seat].pile
+        settled = table.settled(seat_zone(seat, DISCARD))
+        return bool(pile) and settled.labels[-1:] == (pile[-1],) and settled.first_seen_ts < self._played_ts
+
+    def _unclear(self, table: StabilityTracker, zones: list[str]) -> str:
+        """Why the reads of ``zones`` are too unsure to rest an event on (their hands aside)."""
+        for zone in zones:
+            settled = table.settled(zone)
+            if UNKNOWN in settled.labels:
+                return f"a card in {zone} could not be recognised"
+            if settled.confidence < self.min_confidence:
+                return f"the cards in {zone} were read with low confidence ({settled.confidence:.2f})"
+        return ""
 
     def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
                          zones: list[str], read: list[str]) -> Inference:
