@@ -43,7 +43,7 @@ from typing import Any
 
 from .core import Event, State
 from .decks import UNKNOWN
-from .duck import DUCK_CARDS, DuckState, card_value, play_form
+from .duck import DUCK_CARDS, DuckState, card_colour, card_value, play_form
 from .infer_base import Inference, Inferrer
 from .snapshot import middle_zone, seat_zone
 from .stability import StabilityTracker
@@ -245,9 +245,8 @@ class DuckInferrer(Inferrer):
         pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
-            missed = self._missed_play(seat.pile, staged or (top,), t)
             if staged is None:
-                doubt = missed
+                doubt = self._missed_play(seat.pile, (top,), t)
                 # since the last play (not the last event): cards may be shown while the
                 # previous player still draws
                 if table.covered_since(reveal_zone, self._played_ts):
@@ -258,7 +257,7 @@ class DuckInferrer(Inferrer):
             cards, doubt = _stack_order(staged, top)
             return self._inference(table, Event("play", t, {"cards": cards}),
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
-                                   doubt or missed)
+                                   doubt or self._missed_play(seat.pile, tuple(cards), t))
         if (top == expected and top is not None and not shown and staged and top in staged
                 and table.covered_since(pile_zone, self._staged_ts[t]) and table.fresh(pile_zone)):
             # the play ended with a card equal to the old top: the pile looks the same, but the
@@ -431,6 +430,9 @@ def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
     """
     cards = list(shown)
     strange = [c for c in cards if c not in DUCK_CARDS]
+    if strange == [UNKNOWN]:
+        cards = _completed(cards, top) or cards
+        strange = [c for c in cards if c not in DUCK_CARDS]
     if strange:
         return cards, f"{', '.join(strange)} is not a DUCK card that could be played"
     if top not in cards:
@@ -445,3 +447,25 @@ def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
         return cards, f"{top} lies in the middle of the run, so it cannot be on top"
     del cards[len(cards) - 1 - cards[::-1].index(top)]  # the last copy shown is the one on top
     return [*cards, top], ""
+
+
+def _completed(cards: list[str], top: str) -> list[str] | None:
+    """``cards`` with its one unrecognised card named, when the rules leave a single card it
+    can be: the play must be a set or a run (DUCK-A1, A2) with ``top`` on top (DUCK-A3). A
+    run's middle card read as unknown is the one its ends leave ([yellow-1, ?, yellow-3]); a
+    set's is not (any colour of its number fits), unless it is the top the pile shows."""
+    at = cards.index(UNKNOWN)
+    fits = []
+    for card in DUCK_CARDS:
+        play = [*cards[:at], card, *cards[at + 1:]]
+        if top not in play:
+            continue
+        form, _ = play_form(sorted(play, key=card_value) if _one_colour(play) else play)
+        if form == "set" or (form == "run" and card_value(top) in (
+                min(map(card_value, play)), max(map(card_value, play)))):
+            fits.append(play)
+    return fits[0] if len(fits) == 1 else None
+
+
+def _one_colour(cards: list[str]) -> bool:
+    return len({card_colour(c) for c in cards}) == 1

@@ -147,6 +147,36 @@ def test_DUCK_A2_run_top_in_the_middle_is_held_for_a_person():
     assert pending is not None and not pending.certain and "middle of the run" in pending.why
 
 
+def test_DUCK_A2_a_runs_card_the_classifier_cannot_name_is_the_one_its_ends_leave():
+    """Model-mode DUCK seeds 10 and 11: the middle card of a shown run read as unknown. Only one
+    card makes [yellow-1, ?, yellow-3] a run, so the play is recorded with it."""
+    table = dealt()
+    table.lay(s1_reveal=["yellow-1", UNKNOWN, "yellow-3"])
+    applied = table.lay(s1_reveal=[], s1_discard=["yellow-3"])
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["yellow-1", "yellow-2", "yellow-3"])]
+
+
+def test_DUCK_A2_a_runs_unnamed_end_is_told_by_the_top_the_pile_shows():
+    table = dealt()
+    table.lay(s1_reveal=[UNKNOWN, "blue-5", "blue-6"])
+    applied = table.lay(s1_reveal=[], s1_discard=["blue-5"])  # an end: 5-6-7, not 4-5-6
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["blue-7", "blue-6", "blue-5"])]
+
+
+def test_DUCK_A1_a_sets_unnamed_card_is_held_unless_it_is_the_top_shown():
+    """Any colour of the set's number fits an unnamed card under the top: a person says which.
+    Laid last, the pile shows it."""
+    table = dealt()
+    table.lay(s1_reveal=[UNKNOWN, "red-3"])
+    assert table.lay(s1_reveal=[], s1_discard=["red-3"]) == []
+    pending = table.follower.pending
+    assert pending is not None and "unknown is not a DUCK card" in pending.why
+    other = dealt()
+    other.lay(s1_reveal=[UNKNOWN, "red-3"])
+    applied = other.lay(s1_reveal=[], s1_discard=["yellow-3"])
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["red-3", "yellow-3"])]
+
+
 def test_DUCK_A1_single_card_straight_onto_the_pile():
     table = dealt()
     applied = table.lay(s1_discard=["blue-7"])
