@@ -198,7 +198,7 @@ class DuckInferrer(Inferrer):
             touched.add(state.left(t) if event.data["pile"] == "left" else state.right(t))
         for s, seat in enumerate(state.seats):
             expected = seat.pile[-1] if seat.pile else None
-            if s not in touched and self._top(table, s) != expected:
+            if s not in touched and self._top(table, s) != expected and not _digit_misread(table, s, expected):
                 return Inference(event, False, f"seat {s + 1}'s pile shows {self._top(table, s) or 'nothing'} "
                                                f"where {expected or 'nothing'} should lie on top")
         return proposal
@@ -309,7 +309,8 @@ class DuckInferrer(Inferrer):
         nxt = state.seats[following]
         shows = bool(self._shown(table, following))
         next_top = self._top(table, following)
-        pile_changed = next_top != (nxt.pile[-1] if nxt.pile else None)
+        pile_changed = next_top != (nxt.pile[-1] if nxt.pile else None) and not _digit_misread(
+            table, following, nxt.pile[-1] if nxt.pile else None)
         if len(taken) == 1:
             source, neighbour = taken[0]
             late = shows or following in self._staged or (pile_changed and neighbour != following)
@@ -358,11 +359,14 @@ class DuckInferrer(Inferrer):
 
     def _stood(self, state: DuckState, table: StabilityTracker, seat: int) -> bool:
         """Whether ``seat``'s pile shows the top the game puts there, settled before the
-        mover's play: nothing changed there while the mover could draw, so whether a hand made
-        its last change (a card a person entered) says nothing about this draw."""
+        mover's play or with no hand over it since: nothing was taken from it while the mover
+        could draw, so whether a hand made its last change (a card a person entered, a digit
+        read one way and then back) says nothing about this draw."""
         pile = state.seats[seat].pile
         settled = table.settled(seat_zone(seat, DISCARD))
-        return bool(pile) and settled.labels[-1:] == (pile[-1],) and settled.first_seen_ts < self._played_ts
+        return bool(pile) and settled.labels[-1:] == (pile[-1],) and (
+            settled.first_seen_ts < self._played_ts
+            or not table.covered_since(seat_zone(seat, DISCARD), self._played_ts))
 
     def _unclear(self, table: StabilityTracker, zones: list[str]) -> str:
         """Why the reads of ``zones`` are too unsure to rest an event on (their hands aside)."""
@@ -420,6 +424,17 @@ class DuckInferrer(Inferrer):
                 doubt = f"the hand in {z} was read only {reads} times since a hand was last over it"
         return self._inference(table, Event("reveal", None, {"hands": hands}), zones,
                                "every hand is shown", doubt)
+
+
+def _digit_misread(table: StabilityTracker, seat: int, expected: str | None) -> bool:
+    """Whether ``seat``'s pile top reads as another number of the colour the game puts there,
+    a change no hand made: the classifier's usual slip (a yellow 5 read as a yellow 8 for a
+    while, then as a 5 again), not a card that moved. Another colour, or a change a hand made,
+    still holds the events that rest on the table."""
+    settled = table.settled(seat_zone(seat, DISCARD))
+    top = settled.labels[-1] if settled.labels else None
+    return (expected is not None and top is not None and top in DUCK_CARDS and not settled.handled
+            and card_colour(top) == card_colour(expected))
 
 
 def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:

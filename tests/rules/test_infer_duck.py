@@ -617,3 +617,51 @@ def test_DUCK_A4_next_pile_changing_to_a_card_never_shown_is_still_held():
     assert table.lay(s2_discard=["yellow-4"]) == []
     pending = table.follower.pending
     assert pending is not None and pending.event.data == {"pile": "deck"} and "may have taken" in pending.why
+
+
+def a_round_played() -> Table:
+    """Every seat has played once and seat 1 has just played again: seat 1 draws next."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s2_reveal=[], s2_discard=["red-2"])
+    table.lay(s0_reveal=["blue-1"])
+    table.lay(s0_reveal=[], s0_discard=["blue-1"])
+    table.lay(s1_reveal=["red-3"])
+    table.lay(s1_reveal=[], s1_discard=["red-3"])
+    assert len(table.follower.log) == 8 and table.follower.pending is None
+    return table
+
+
+def test_DUCK_A1_another_piles_top_read_as_another_digit_of_its_colour_holds_no_play():
+    """Model-mode DUCK seeds 13 and 17: a yellow 5 on a pile read as a yellow 8, then a 4, then
+    a 5 again, with no hand near it, held every play meanwhile. Cards do not change by
+    themselves and the classifier mixes up digits of one colour: such a pile holds nothing."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])  # seat 1 drew from the deck
+    table.lay(s0_discard=["red-8"], hand=False)  # the start card red-5 read as red-8
+    applied = table.lay(s2_reveal=[], s2_discard=["red-2"])
+    assert [(e.type, e.seat) for e in applied] == [("play", 2)]
+
+
+def test_DUCK_A1_another_piles_top_read_as_another_colour_still_holds_a_play():
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s0_discard=["blue-5"], hand=False)
+    assert table.lay(s2_reveal=[], s2_discard=["red-2"]) == []
+    pending = table.follower.pending
+    assert pending is not None and "pile shows blue-5 where red-5 should lie" in pending.why
+
+
+def test_DUCK_A4_the_next_piles_top_read_as_another_digit_does_not_start_their_turn():
+    """Model-mode DUCK seed 11: the next player's yellow 8 read as a 4 for a while, with no
+    hand near it, looked like a card they laid; and once read right again, the pile was doubted
+    as a change no hand made. No hand was over it since the mover's play: nothing was taken."""
+    table = a_round_played()
+    assert table.lay(s2_discard=["red-8"], hand=False) == []
+    assert table.follower.pending is None  # the next player did not start
+    table.lay(s2_discard=["red-2"], hand=False)
+    applied = table.lay(s2_reveal=["yellow-4"])
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "deck"})]
