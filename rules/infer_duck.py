@@ -466,21 +466,23 @@ def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
 
 def _completed(cards: list[str], top: str) -> list[str] | None:
     """``cards`` with its one unrecognised card named, when the rules leave a single card it
-    can be: the play must be a set or a run (DUCK-A1, A2) with ``top`` on top (DUCK-A3). A
-    run's middle card read as unknown is the one its ends leave ([yellow-1, ?, yellow-3]); a
-    set's is not (any colour of its number fits), unless it is the top the pile shows."""
+    can be: a run's middle card read as unknown is the one its ends leave ([yellow-1, ?,
+    yellow-3]); a set's is not (any colour of its number fits), unless it is the top the pile
+    shows. Cards read as another card are never changed to make a play legal: a play the rules
+    refuse may be the player's mistake, which the table must be told of."""
     at = cards.index(UNKNOWN)
+    return _only_play([[*cards[:at], card, *cards[at + 1:]] for card in DUCK_CARDS], top)
+
+
+def _only_play(plays: list[list[str]], top: str) -> list[str] | None:
+    """The one of ``plays`` that the rules allow with ``top`` on top (a set, or a run with
+    ``top`` at an end: DUCK-A1..A3), or None when none or several are."""
     fits = []
-    for card in DUCK_CARDS:
-        play = [*cards[:at], card, *cards[at + 1:]]
+    for play in plays:
         if top not in play:
             continue
-        form, _ = play_form(sorted(play, key=card_value) if _one_colour(play) else play)
-        if form == "set" or (form == "run" and card_value(top) in (
-                min(map(card_value, play)), max(map(card_value, play)))):
+        values = [card_value(c) for c in play]
+        form, _ = play_form(sorted(play, key=card_value))
+        if form == "set" or (form == "run" and card_value(top) in (min(values), max(values))):
             fits.append(play)
     return fits[0] if len(fits) == 1 else None
-
-
-def _one_colour(cards: list[str]) -> bool:
-    return len({card_colour(c) for c in cards}) == 1
