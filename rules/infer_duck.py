@@ -92,11 +92,13 @@ class DuckInferrer(Inferrer):
         self.reveal_confidence = reveal_confidence
         self._staged: dict[int, tuple[str, ...]] = {}
         self._staged_ts: dict[int, int] = {}
+        self._staged_seen: dict[int, int] = {}  # when the staged cards were first read
         self._cleared = True  # the table starts empty
         self._deal_missed = False  # since the table was cleared, a pile the deal leaves empty had a card
         self._played_ts = -1  # when the mover's play reached their pile (draws come after)
         self._now = -1  # the moment of the table last looked at
         self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
+        self._laid_ts: dict[int, int] = {}  # the time stamp of each seat's last play
         self._tops_seen: dict[int, set[str]] = {}  # new tops of the mover's pile in their turn
 
     # -- reading helpers --------------------------------------------------------------------
@@ -130,6 +132,7 @@ class DuckInferrer(Inferrer):
             self._staged.pop(event.seat, None)
             self._tops_seen.pop(event.seat, None)
             self._played_at[event.seat] = self._now
+            self._laid_ts[event.seat] = event.ts if event.ts is not None else self._now  # (by hand: now)
             self._played_ts = event.ts if event.ts is not None else -1
         if event.type in ("deal", "reveal"):
             self._staged.clear()
@@ -164,6 +167,7 @@ class DuckInferrer(Inferrer):
             if shown and fresh_show and (top == (seat.pile[-1] if seat.pile else None) or top not in shown):
                 self._staged[s] = shown
                 self._staged_ts[s] = table.settled(seat_zone(s, REVEAL)).settled_ts
+                self._staged_seen[s] = table.settled(seat_zone(s, REVEAL)).first_seen_ts
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, DuckState)
@@ -198,7 +202,7 @@ class DuckInferrer(Inferrer):
             touched.add(state.left(t) if event.data["pile"] == "left" else state.right(t))
         for s, seat in enumerate(state.seats):
             expected = seat.pile[-1] if seat.pile else None
-            if s not in touched and self._top(table, s) != expected and not _digit_misread(table, s, expected):
+            if s not in touched and self._top(table, s) != expected and not self._digit_misread(table, s, expected):
                 return Inference(event, False, f"seat {s + 1}'s pile shows {self._top(table, s) or 'nothing'} "
                                                f"where {expected or 'nothing'} should lie on top")
         return proposal
@@ -240,8 +244,9 @@ class DuckInferrer(Inferrer):
         t = state.turn
         seat = state.seats[t]
         shown = self._shown(table, t)
-        top = self._top(table, t)
         expected = seat.pile[-1] if seat.pile else None
+        # a top misread since this seat's last play is that play's card, not a new one
+        top = expected if self._digit_misread(table, t, expected, since_play=True) else self._top(table, t)
         pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
@@ -309,11 +314,12 @@ class DuckInferrer(Inferrer):
         nxt = state.seats[following]
         shows = bool(self._shown(table, following))
         next_top = self._top(table, following)
-        pile_changed = next_top != (nxt.pile[-1] if nxt.pile else None) and not _digit_misread(
+        pile_changed = next_top != (nxt.pile[-1] if nxt.pile else None) and not self._digit_misread(
             table, following, nxt.pile[-1] if nxt.pile else None)
         if len(taken) == 1:
             source, neighbour = taken[0]
-            late = shows or following in self._staged or (pile_changed and neighbour != following)
+            late = self._started_before(table, following, pile_changed and neighbour != following,
+                                        seat_zone(neighbour, DISCARD))
             doubt = ("the next player had already started when this pile top went, so it may "
                      "have been taken later by someone else") if late else ""
             return self._inference(table, Event("draw", t, {"pile": source}),
@@ -356,6 +362,33 @@ class DuckInferrer(Inferrer):
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
         return self._inference(table, Event("draw", t, {"pile": "deck"}), zones,
                                "the next player started and no pile top was taken", doubt, read)
+
+    def _started_before(self, table: StabilityTracker, following: int, pile_changed: bool,
+                        taken: str) -> bool:
+        """Whether the next player showed cards (or changed their pile) before the top of
+        ``taken`` was first seen gone: then they, drawing after their play, may have taken it.
+        Seen gone first, it was the mover's draw (the next player plays before drawing)."""
+        gone = table.settled(taken).first_seen_ts
+        starts = [table.settled(seat_zone(following, DISCARD)).first_seen_ts] if pile_changed else []
+        if self._shown(table, following):
+            starts.append(table.settled(seat_zone(following, REVEAL)).first_seen_ts)
+        if following in self._staged:
+            starts.append(self._staged_seen[following])
+        return any(start <= gone for start in starts)
+
+    def _digit_misread(self, table: StabilityTracker, seat: int, expected: str | None, *,
+                       since_play: bool = False) -> bool:
+        """Whether ``seat``'s pile top reads as another number of the colour the game puts
+        there, and the pile has read so since its last play was recorded or (unless
+        ``since_play``) no hand made that change: the classifier's usual slip (a yellow 5 read
+        as a yellow 8 for a while), not a card that moved. Another colour, or a change a hand
+        made since, still holds the events that rest on the table."""
+        settled = table.settled(seat_zone(seat, DISCARD))
+        top = settled.labels[-1] if settled.labels else None
+        return (expected is not None and top is not None and top in DUCK_CARDS
+                and card_colour(top) == card_colour(expected)
+                and (settled.first_seen_ts <= self._laid_ts.get(seat, -1)
+                     or not (since_play or settled.handled)))
 
     def _stood(self, state: DuckState, table: StabilityTracker, seat: int) -> bool:
         """Whether ``seat``'s pile shows the top the game puts there, settled before the
@@ -424,17 +457,6 @@ class DuckInferrer(Inferrer):
                 doubt = f"the hand in {z} was read only {reads} times since a hand was last over it"
         return self._inference(table, Event("reveal", None, {"hands": hands}), zones,
                                "every hand is shown", doubt)
-
-
-def _digit_misread(table: StabilityTracker, seat: int, expected: str | None) -> bool:
-    """Whether ``seat``'s pile top reads as another number of the colour the game puts there,
-    a change no hand made: the classifier's usual slip (a yellow 5 read as a yellow 8 for a
-    while, then as a 5 again), not a card that moved. Another colour, or a change a hand made,
-    still holds the events that rest on the table."""
-    settled = table.settled(seat_zone(seat, DISCARD))
-    top = settled.labels[-1] if settled.labels else None
-    return (expected is not None and top is not None and top in DUCK_CARDS and not settled.handled
-            and card_colour(top) == card_colour(expected))
 
 
 def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:

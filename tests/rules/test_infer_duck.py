@@ -665,3 +665,23 @@ def test_DUCK_A4_the_next_piles_top_read_as_another_digit_does_not_start_their_t
     table.lay(s2_discard=["red-2"], hand=False)
     applied = table.lay(s2_reveal=["yellow-4"])
     assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "deck"})]
+
+
+def test_DUCK_A3_a_top_misread_since_its_play_was_entered_holds_nothing_and_makes_no_play():
+    """Model-mode DUCK seed 17: a yellow 5 laid on top read as a yellow 8 from the start. Once
+    a person entered the play, the pile reading so since held every later event (it is the
+    same card); and it must never look like a new card laid when that seat's turn comes."""
+    table = dealt()
+    table.lay(s1_reveal=["blue-5", "yellow-5"])
+    assert table.lay(s1_reveal=[], s1_discard=["yellow-8"]) == []
+    table.follower.confirm(Event("play", 1, {"cards": ["blue-5", "yellow-5"]}))
+    applied = table.lay(s0_discard=[])  # seat 1 takes the start card from its right
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "right"})]
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s2_reveal=[], s2_discard=["red-2"])
+    table.lay(s0_reveal=["blue-1"])
+    table.lay(s0_reveal=[], s0_discard=["blue-1"])
+    assert [e.type for e in (i.event for i in table.follower.log)][-1] == "play"
+    assert table.lay_zones({}) == [] and table.follower.pending is None  # nothing says seat 1 started
+    table.follower.confirm(Event("draw", 0, {"pile": "deck"}))
+    assert table.lay_zones({}) == [] and table.state.turn == 1  # seat 1 has laid nothing yet
