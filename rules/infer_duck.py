@@ -260,9 +260,13 @@ class DuckInferrer(Inferrer):
                 return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],
                                        f"{top} went straight onto the pile", doubt)
             cards, doubt = _stack_order(staged, top)
+            # the reveal area emptied by itself only if no hand was over it since the cards lay
+            # there (a hand may leave it a frame before the cards are seen gone)
+            moved = table.covered_since(reveal_zone, self._staged_ts[t])
             return self._inference(table, Event("play", t, {"cards": cards}),
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
-                                   doubt or self._missed_play(seat.pile, tuple(cards), t))
+                                   doubt or self._missed_play(seat.pile, tuple(cards), t),
+                                   [pile_zone] if moved else [pile_zone, reveal_zone])
         if (top == expected and top is not None and not shown and staged and top in staged
                 and table.covered_since(pile_zone, self._staged_ts[t]) and table.fresh(pile_zone)):
             # the play ended with a card equal to the old top: the pile looks the same, but the

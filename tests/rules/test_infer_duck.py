@@ -685,3 +685,18 @@ def test_DUCK_A3_a_top_misread_since_its_play_was_entered_holds_nothing_and_make
     assert table.lay_zones({}) == [] and table.follower.pending is None  # nothing says seat 1 started
     table.follower.confirm(Event("draw", 0, {"pile": "deck"}))
     assert table.lay_zones({}) == [] and table.state.turn == 1  # seat 1 has laid nothing yet
+
+
+def test_DUCK_A3_shown_cards_pushed_on_by_a_hand_seen_over_them_just_before_make_the_play():
+    """Model-mode DUCK seed 18: the hand left the reveal area a frame before its cards were seen
+    gone (it still covered the pile), so the emptied area looked like a change no hand made.
+    A hand over the area since the cards lay there, and the pile's top one of them, is a play."""
+    table = dealt()
+    table.lay(s1_reveal=["blue-5", "yellow-5"])
+    table.glimpse({"s1_reveal": None, "s1_discard": None})
+    table.glimpse({"s1_discard": None})  # the cards still show; the hand is over the pile
+    table.zones[seat_zone(1, "reveal")] = []
+    table.zones[seat_zone(1, "discard")] = ["yellow-5"]
+    table.glimpse({"s1_discard": None})
+    applied = table.lay_zones({}, hand=False)
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["blue-5", "yellow-5"])]
