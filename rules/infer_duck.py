@@ -31,8 +31,14 @@ From that (DUCK-A1..A5, B1, S1):
 What keeps a misread from becoming an event (each measured on replays that once went wrong):
 cards change only under a hand, so a card that changed with no hand seen is held; a play or
 draw waits while another pile shows a top the game does not explain; "the pile looks the same"
-counts only once the pile was read again after the hand left it; a take seen after the next
-player started, or from a pile the next player had shown cards for, is held.
+counts only once the pile was read again after the hand left it; a take first seen after the
+next player started is held.
+
+What keeps the classifier's slips with yellow digits from holding every event (measured on
+model-mode replays): a pile top read as another number of its colour with no hand near it, or
+ever since its play was recorded, is that card misread, not a card that moved; a shown play
+with one card read as unknown is completed when the rules leave a single card it can be (a
+run's middle card). A card read as another is never changed to make a play legal.
 
 Pure: stdlib only.
 """
@@ -136,6 +142,7 @@ class DuckInferrer(Inferrer):
             self._played_ts = event.ts if event.ts is not None else -1
         if event.type in ("deal", "reveal"):
             self._staged.clear()
+            self._laid_ts.clear()
             self._tops_seen.clear()
         if event.type == "reveal":
             self._cleared = False
