@@ -31,8 +31,14 @@ From that (DUCK-A1..A5, B1, S1):
 What keeps a misread from becoming an event (each measured on replays that once went wrong):
 cards change only under a hand, so a card that changed with no hand seen is held; a play or
 draw waits while another pile shows a top the game does not explain; "the pile looks the same"
-counts only once the pile was read again after the hand left it; a take seen after the next
-player started, or from a pile the next player had shown cards for, is held.
+counts only once the pile was read again after the hand left it; a take first seen after the
+next player started is held.
+
+What keeps the classifier's slips with yellow digits from holding every event (measured on
+model-mode replays): a pile top read as another number of its colour with no hand near it, or
+ever since its play was recorded, is that card misread, not a card that moved; a shown play
+with one card read as unknown is completed when the rules leave a single card it can be (a
+run's middle card). A card read as another is never changed to make a play legal.
 
 Pure: stdlib only.
 """
@@ -42,7 +48,8 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Event, State
-from .duck import DUCK_CARDS, DuckState, card_value, play_form
+from .decks import UNKNOWN
+from .duck import DUCK_CARDS, DuckState, card_colour, card_value, play_form
 from .infer_base import Inference, Inferrer
 from .snapshot import middle_zone, seat_zone
 from .stability import StabilityTracker
@@ -91,11 +98,13 @@ class DuckInferrer(Inferrer):
         self.reveal_confidence = reveal_confidence
         self._staged: dict[int, tuple[str, ...]] = {}
         self._staged_ts: dict[int, int] = {}
+        self._staged_seen: dict[int, int] = {}  # when the staged cards were first read
         self._cleared = True  # the table starts empty
         self._deal_missed = False  # since the table was cleared, a pile the deal leaves empty had a card
         self._played_ts = -1  # when the mover's play reached their pile (draws come after)
         self._now = -1  # the moment of the table last looked at
         self._played_at: dict[int, int] = {}  # the moment each seat's last play was applied
+        self._laid_ts: dict[int, int] = {}  # the time stamp of each seat's last play
         self._tops_seen: dict[int, set[str]] = {}  # new tops of the mover's pile in their turn
 
     # -- reading helpers --------------------------------------------------------------------
@@ -129,9 +138,11 @@ class DuckInferrer(Inferrer):
             self._staged.pop(event.seat, None)
             self._tops_seen.pop(event.seat, None)
             self._played_at[event.seat] = self._now
+            self._laid_ts[event.seat] = event.ts if event.ts is not None else self._now  # (by hand: now)
             self._played_ts = event.ts if event.ts is not None else -1
         if event.type in ("deal", "reveal"):
             self._staged.clear()
+            self._laid_ts.clear()
             self._tops_seen.clear()
         if event.type == "reveal":
             self._cleared = False
@@ -163,6 +174,7 @@ class DuckInferrer(Inferrer):
             if shown and fresh_show and (top == (seat.pile[-1] if seat.pile else None) or top not in shown):
                 self._staged[s] = shown
                 self._staged_ts[s] = table.settled(seat_zone(s, REVEAL)).settled_ts
+                self._staged_seen[s] = table.settled(seat_zone(s, REVEAL)).first_seen_ts
 
     def propose(self, state: State, table: StabilityTracker) -> Inference | None:
         assert isinstance(state, DuckState)
@@ -197,7 +209,7 @@ class DuckInferrer(Inferrer):
             touched.add(state.left(t) if event.data["pile"] == "left" else state.right(t))
         for s, seat in enumerate(state.seats):
             expected = seat.pile[-1] if seat.pile else None
-            if s not in touched and self._top(table, s) != expected:
+            if s not in touched and self._top(table, s) != expected and not self._digit_misread(table, s, expected):
                 return Inference(event, False, f"seat {s + 1}'s pile shows {self._top(table, s) or 'nothing'} "
                                                f"where {expected or 'nothing'} should lie on top")
         return proposal
@@ -239,14 +251,14 @@ class DuckInferrer(Inferrer):
         t = state.turn
         seat = state.seats[t]
         shown = self._shown(table, t)
-        top = self._top(table, t)
         expected = seat.pile[-1] if seat.pile else None
+        # a top misread since this seat's last play is that play's card, not a new one
+        top = expected if self._digit_misread(table, t, expected, since_play=True) else self._top(table, t)
         pile_zone, reveal_zone = seat_zone(t, DISCARD), seat_zone(t, REVEAL)
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
-            missed = self._missed_play(seat.pile, staged or (top,), t)
             if staged is None:
-                doubt = missed
+                doubt = self._missed_play(seat.pile, (top,), t)
                 # since the last play (not the last event): cards may be shown while the
                 # previous player still draws
                 if table.covered_since(reveal_zone, self._played_ts):
@@ -255,9 +267,13 @@ class DuckInferrer(Inferrer):
                 return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],
                                        f"{top} went straight onto the pile", doubt)
             cards, doubt = _stack_order(staged, top)
+            # the reveal area emptied by itself only if no hand was over it since the cards lay
+            # there (a hand may leave it a frame before the cards are seen gone)
+            moved = table.covered_since(reveal_zone, self._staged_ts[t])
             return self._inference(table, Event("play", t, {"cards": cards}),
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
-                                   doubt or missed)
+                                   doubt or self._missed_play(seat.pile, tuple(cards), t),
+                                   [pile_zone] if moved else [pile_zone, reveal_zone])
         if (top == expected and top is not None and not shown and staged and top in staged
                 and table.covered_since(pile_zone, self._staged_ts[t]) and table.fresh(pile_zone)):
             # the play ended with a card equal to the old top: the pile looks the same, but the
@@ -309,10 +325,12 @@ class DuckInferrer(Inferrer):
         nxt = state.seats[following]
         shows = bool(self._shown(table, following))
         next_top = self._top(table, following)
-        pile_changed = next_top != (nxt.pile[-1] if nxt.pile else None)
+        pile_changed = next_top != (nxt.pile[-1] if nxt.pile else None) and not self._digit_misread(
+            table, following, nxt.pile[-1] if nxt.pile else None)
         if len(taken) == 1:
             source, neighbour = taken[0]
-            late = shows or following in self._staged or (pile_changed and neighbour != following)
+            late = self._started_before(table, following, pile_changed and neighbour != following,
+                                        seat_zone(neighbour, DISCARD))
             doubt = ("the next player had already started when this pile top went, so it may "
                      "have been taken later by someone else") if late else ""
             return self._inference(table, Event("draw", t, {"pile": source}),
@@ -324,22 +342,27 @@ class DuckInferrer(Inferrer):
                                    "both neighbours' piles changed at once")
         if not (shows or pile_changed):
             return None
-        neighbours = [seat_zone(n, DISCARD) for n in {state.left(t), state.right(t)}
-                      if state.seats[n].pile]
+        beside = [n for n in {state.left(t), state.right(t)} if state.seats[n].pile]
+        neighbours = [seat_zone(n, DISCARD) for n in beside]
         if not all(table.fresh(z) for z in neighbours):
             return None  # a hand was just over a neighbour's pile: wait to see whether it took
         zones = [seat_zone(following, REVEAL), seat_zone(following, DISCARD)]
-        unseen = [z for z in zones if not table.settled(z).handled]
         # what says the next player started must itself be read well: a thing in their reveal
         # area that is no card of the game (an arm's edge, read as unknown) starts nothing
         evidence = [z for z, seen in zip(zones, (shows, pile_changed), strict=True) if seen]
+        # ... and have been changed by a hand (a zone that did not change says nothing)
+        unseen = [z for z in evidence if not table.settled(z).handled]
+        standing = [seat_zone(n, DISCARD) for n in beside if self._stood(state, table, n)]
+        read = [z for z in neighbours + evidence if z not in standing]
         if look_alike:
-            return self._look_alike_draw(state, table, look_alike, zones, neighbours + evidence)
-        doubt = ""
-        if unseen:
+            return self._look_alike_draw(state, table, look_alike, zones, read)
+        doubt = self._unclear(table, standing)
+        if doubt:
+            pass  # the piles that show no take must be read plainly
+        elif unseen:
             doubt = (f"the next player's cards appeared in {unseen[0]} with no hand seen there, "
                      "so they may be a misread")
-        elif pile_changed and not shows and nxt.pile:
+        elif pile_changed and not shows and nxt.pile and next_top not in self._staged.get(following, ()):
             doubt = ("the next player's pile changed without cards shown first: the mover may "
                      "have taken its top before the next player laid a card on it")
         elif pile_changed and next_top is not None and next_top not in self._shown(table, following) \
@@ -349,7 +372,55 @@ class DuckInferrer(Inferrer):
         elif state.draw_count == 0:
             doubt = "the draw pile is empty, yet no neighbour's top card was seen taken"
         return self._inference(table, Event("draw", t, {"pile": "deck"}), zones,
-                               "the next player started and no pile top was taken", doubt, neighbours + evidence)
+                               "the next player started and no pile top was taken", doubt, read)
+
+    def _started_before(self, table: StabilityTracker, following: int, pile_changed: bool,
+                        taken: str) -> bool:
+        """Whether the next player showed cards (or changed their pile) before the top of
+        ``taken`` was first seen gone: then they, drawing after their play, may have taken it.
+        Seen gone first, it was the mover's draw (the next player plays before drawing)."""
+        gone = table.settled(taken).first_seen_ts
+        starts = [table.settled(seat_zone(following, DISCARD)).first_seen_ts] if pile_changed else []
+        if self._shown(table, following):
+            starts.append(table.settled(seat_zone(following, REVEAL)).first_seen_ts)
+        if following in self._staged:
+            starts.append(self._staged_seen[following])
+        return any(start <= gone for start in starts)
+
+    def _digit_misread(self, table: StabilityTracker, seat: int, expected: str | None, *,
+                       since_play: bool = False) -> bool:
+        """Whether ``seat``'s pile top reads as another number of the colour the game puts
+        there, and the pile has read so since its last play was recorded or (unless
+        ``since_play``) no hand made that change: the classifier's usual slip (a yellow 5 read
+        as a yellow 8 for a while), not a card that moved. Another colour, or a change a hand
+        made since, still holds the events that rest on the table."""
+        settled = table.settled(seat_zone(seat, DISCARD))
+        top = settled.labels[-1] if settled.labels else None
+        return (expected is not None and top is not None and top in DUCK_CARDS
+                and card_colour(top) == card_colour(expected)
+                and (settled.first_seen_ts <= self._laid_ts.get(seat, -1)
+                     or not (since_play or settled.handled)))
+
+    def _stood(self, state: DuckState, table: StabilityTracker, seat: int) -> bool:
+        """Whether ``seat``'s pile shows the top the game puts there, settled before the
+        mover's play or with no hand over it since: nothing was taken from it while the mover
+        could draw, so whether a hand made its last change (a card a person entered, a digit
+        read one way and then back) says nothing about this draw."""
+        pile = state.seats[seat].pile
+        settled = table.settled(seat_zone(seat, DISCARD))
+        return bool(pile) and settled.labels[-1:] == (pile[-1],) and (
+            settled.first_seen_ts < self._played_ts
+            or not table.covered_since(seat_zone(seat, DISCARD), self._played_ts))
+
+    def _unclear(self, table: StabilityTracker, zones: list[str]) -> str:
+        """Why the reads of ``zones`` are too unsure to rest an event on (their hands aside)."""
+        for zone in zones:
+            settled = table.settled(zone)
+            if UNKNOWN in settled.labels:
+                return f"a card in {zone} could not be recognised"
+            if settled.confidence < self.min_confidence:
+                return f"the cards in {zone} were read with low confidence ({settled.confidence:.2f})"
+        return ""
 
     def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
                          zones: list[str], read: list[str]) -> Inference:
@@ -407,6 +478,9 @@ def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
     """
     cards = list(shown)
     strange = [c for c in cards if c not in DUCK_CARDS]
+    if strange == [UNKNOWN]:
+        cards = _completed(cards, top) or cards
+        strange = [c for c in cards if c not in DUCK_CARDS]
     if strange:
         return cards, f"{', '.join(strange)} is not a DUCK card that could be played"
     if top not in cards:
@@ -421,3 +495,27 @@ def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
         return cards, f"{top} lies in the middle of the run, so it cannot be on top"
     del cards[len(cards) - 1 - cards[::-1].index(top)]  # the last copy shown is the one on top
     return [*cards, top], ""
+
+
+def _completed(cards: list[str], top: str) -> list[str] | None:
+    """``cards`` with its one unrecognised card named, when the rules leave a single card it
+    can be: a run's middle card read as unknown is the one its ends leave ([yellow-1, ?,
+    yellow-3]); a set's is not (any colour of its number fits), unless it is the top the pile
+    shows. Cards read as another card are never changed to make a play legal: a play the rules
+    refuse may be the player's mistake, which the table must be told of."""
+    at = cards.index(UNKNOWN)
+    return _only_play([[*cards[:at], card, *cards[at + 1:]] for card in DUCK_CARDS], top)
+
+
+def _only_play(plays: list[list[str]], top: str) -> list[str] | None:
+    """The one of ``plays`` that the rules allow with ``top`` on top (a set, or a run with
+    ``top`` at an end: DUCK-A1..A3), or None when none or several are."""
+    fits = []
+    for play in plays:
+        if top not in play:
+            continue
+        values = [card_value(c) for c in play]
+        form, _ = play_form(sorted(play, key=card_value))
+        if form == "set" or (form == "run" and card_value(top) in (min(values), max(values))):
+            fits.append(play)
+    return fits[0] if len(fits) == 1 else None

@@ -147,6 +147,36 @@ def test_DUCK_A2_run_top_in_the_middle_is_held_for_a_person():
     assert pending is not None and not pending.certain and "middle of the run" in pending.why
 
 
+def test_DUCK_A2_a_runs_card_the_classifier_cannot_name_is_the_one_its_ends_leave():
+    """Model-mode DUCK seeds 10 and 11: the middle card of a shown run read as unknown. Only one
+    card makes [yellow-1, ?, yellow-3] a run, so the play is recorded with it."""
+    table = dealt()
+    table.lay(s1_reveal=["yellow-1", UNKNOWN, "yellow-3"])
+    applied = table.lay(s1_reveal=[], s1_discard=["yellow-3"])
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["yellow-1", "yellow-2", "yellow-3"])]
+
+
+def test_DUCK_A2_a_runs_unnamed_end_is_told_by_the_top_the_pile_shows():
+    table = dealt()
+    table.lay(s1_reveal=[UNKNOWN, "blue-5", "blue-6"])
+    applied = table.lay(s1_reveal=[], s1_discard=["blue-5"])  # an end: 5-6-7, not 4-5-6
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["blue-7", "blue-6", "blue-5"])]
+
+
+def test_DUCK_A1_a_sets_unnamed_card_is_held_unless_it_is_the_top_shown():
+    """Any colour of the set's number fits an unnamed card under the top: a person says which.
+    Laid last, the pile shows it."""
+    table = dealt()
+    table.lay(s1_reveal=[UNKNOWN, "red-3"])
+    assert table.lay(s1_reveal=[], s1_discard=["red-3"]) == []
+    pending = table.follower.pending
+    assert pending is not None and "unknown is not a DUCK card" in pending.why
+    other = dealt()
+    other.lay(s1_reveal=[UNKNOWN, "red-3"])
+    applied = other.lay(s1_reveal=[], s1_discard=["yellow-3"])
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["red-3", "yellow-3"])]
+
+
 def test_DUCK_A1_single_card_straight_onto_the_pile():
     table = dealt()
     applied = table.lay(s1_discard=["blue-7"])
@@ -532,3 +562,141 @@ def test_DUCK_A5_reveal_read_one_way_then_another_waits_for_a_person():
     assert "which cards are they?" in pending.why
     table.lay(s2_reveal=ONES, frames=6)  # laid again under a hand, read one way: scored
     assert table.state.phase == "deal"
+
+
+def test_DUCK_A4_a_pile_the_next_player_did_not_touch_does_not_hold_their_start():
+    """Model-mode DUCK seed 10: the next player's pile had last changed with no hand seen (a
+    card entered by hand), and their shown cards were doubted for it; only the zones that say
+    they started (here their reveal area) must have changed under a hand."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])  # seat 1 drew from the deck
+    assert table.lay(s2_reveal=[], s2_discard=["red-2"], hand=False) == []  # no hand seen: held
+    table.follower.confirm(Event("play", 2, {"cards": ["red-2"]}))
+    table.lay(s0_reveal=["blue-1"])
+    table.lay(s0_reveal=[], s0_discard=["blue-1"])
+    table.lay(s1_reveal=["red-3"])
+    table.lay(s1_reveal=[], s1_discard=["red-3"])
+    assert [e.type for e in (i.event for i in table.follower.log)][-1] == "play"
+    applied = table.lay(s2_reveal=["yellow-4"])  # seat 2 starts: seat 1 drew from the deck
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "deck"})]
+
+
+def test_DUCK_A4_next_pile_changing_to_a_card_shown_before_is_a_deck_draw():
+    """Model-mode DUCK seeds 10, 11, 17, 18, 19: the next player's shown card was read unsurely,
+    then pushed onto their pile. Shown while the old top still lay there, it says the mover had
+    drawn by then and took nothing from that pile: the draw is not held as a possible take."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s2_reveal=[], s2_discard=["red-2"])
+    table.lay(s0_reveal=["blue-1"])
+    table.lay(s0_reveal=[], s0_discard=["blue-1"])
+    table.lay(s1_reveal=["red-3"])
+    table.lay(s1_reveal=[], s1_discard=["red-3"])
+    assert len(table.follower.log) == 8 and table.follower.pending is None
+    table.confidence = 0.5
+    assert table.lay(s2_reveal=["yellow-4"]) == []  # read too unsurely to start the turn
+    table.confidence = 1.0
+    applied = table.lay(s2_reveal=[], s2_discard=["yellow-4"])
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [
+        ("draw", 1, {"pile": "deck"}), ("play", 2, {"cards": ["yellow-4"]})]
+
+
+def test_DUCK_A4_next_pile_changing_to_a_card_never_shown_is_still_held():
+    """The same table with the card laid straight onto the pile: a take of the old top and a
+    new card laid under one hand cannot be told from a deck draw."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s2_reveal=[], s2_discard=["red-2"])
+    table.lay(s0_reveal=["blue-1"])
+    table.lay(s0_reveal=[], s0_discard=["blue-1"])
+    table.lay(s1_reveal=["red-3"])
+    table.lay(s1_reveal=[], s1_discard=["red-3"])
+    assert table.lay(s2_discard=["yellow-4"]) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"pile": "deck"} and "may have taken" in pending.why
+
+
+def a_round_played() -> Table:
+    """Every seat has played once and seat 1 has just played again: seat 1 draws next."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s2_reveal=[], s2_discard=["red-2"])
+    table.lay(s0_reveal=["blue-1"])
+    table.lay(s0_reveal=[], s0_discard=["blue-1"])
+    table.lay(s1_reveal=["red-3"])
+    table.lay(s1_reveal=[], s1_discard=["red-3"])
+    assert len(table.follower.log) == 8 and table.follower.pending is None
+    return table
+
+
+def test_DUCK_A1_another_piles_top_read_as_another_digit_of_its_colour_holds_no_play():
+    """Model-mode DUCK seeds 13 and 17: a yellow 5 on a pile read as a yellow 8, then a 4, then
+    a 5 again, with no hand near it, held every play meanwhile. Cards do not change by
+    themselves and the classifier mixes up digits of one colour: such a pile holds nothing."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])  # seat 1 drew from the deck
+    table.lay(s0_discard=["red-8"], hand=False)  # the start card red-5 read as red-8
+    applied = table.lay(s2_reveal=[], s2_discard=["red-2"])
+    assert [(e.type, e.seat) for e in applied] == [("play", 2)]
+
+
+def test_DUCK_A1_another_piles_top_read_as_another_colour_still_holds_a_play():
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s0_discard=["blue-5"], hand=False)
+    assert table.lay(s2_reveal=[], s2_discard=["red-2"]) == []
+    pending = table.follower.pending
+    assert pending is not None and "pile shows blue-5 where red-5 should lie" in pending.why
+
+
+def test_DUCK_A4_the_next_piles_top_read_as_another_digit_does_not_start_their_turn():
+    """Model-mode DUCK seed 11: the next player's yellow 8 read as a 4 for a while, with no
+    hand near it, looked like a card they laid; and once read right again, the pile was doubted
+    as a change no hand made. No hand was over it since the mover's play: nothing was taken."""
+    table = a_round_played()
+    assert table.lay(s2_discard=["red-8"], hand=False) == []
+    assert table.follower.pending is None  # the next player did not start
+    table.lay(s2_discard=["red-2"], hand=False)
+    applied = table.lay(s2_reveal=["yellow-4"])
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "deck"})]
+
+
+def test_DUCK_A3_a_top_misread_since_its_play_was_entered_holds_nothing_and_makes_no_play():
+    """Model-mode DUCK seed 17: a yellow 5 laid on top read as a yellow 8 from the start. Once
+    a person entered the play, the pile reading so since held every later event (it is the
+    same card); and it must never look like a new card laid when that seat's turn comes."""
+    table = dealt()
+    table.lay(s1_reveal=["blue-5", "yellow-5"])
+    assert table.lay(s1_reveal=[], s1_discard=["yellow-8"]) == []
+    table.follower.confirm(Event("play", 1, {"cards": ["blue-5", "yellow-5"]}))
+    applied = table.lay(s0_discard=[])  # seat 1 takes the start card from its right
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "right"})]
+    table.lay(s2_reveal=["red-2"])
+    table.lay(s2_reveal=[], s2_discard=["red-2"])
+    table.lay(s0_reveal=["blue-1"])
+    table.lay(s0_reveal=[], s0_discard=["blue-1"])
+    assert [e.type for e in (i.event for i in table.follower.log)][-1] == "play"
+    assert table.lay_zones({}) == [] and table.follower.pending is None  # nothing says seat 1 started
+    table.follower.confirm(Event("draw", 0, {"pile": "deck"}))
+    assert table.lay_zones({}) == [] and table.state.turn == 1  # seat 1 has laid nothing yet
+
+
+def test_DUCK_A3_shown_cards_pushed_on_by_a_hand_seen_over_them_just_before_make_the_play():
+    """Model-mode DUCK seed 18: the hand left the reveal area a frame before its cards were seen
+    gone (it still covered the pile), so the emptied area looked like a change no hand made.
+    A hand over the area since the cards lay there, and the pile's top one of them, is a play."""
+    table = dealt()
+    table.lay(s1_reveal=["blue-5", "yellow-5"])
+    table.glimpse({"s1_reveal": None, "s1_discard": None})
+    table.glimpse({"s1_discard": None})  # the cards still show; the hand is over the pile
+    table.zones[seat_zone(1, "reveal")] = []
+    table.zones[seat_zone(1, "discard")] = ["yellow-5"]
+    table.glimpse({"s1_discard": None})
+    applied = table.lay_zones({}, hand=False)
+    assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["blue-5", "yellow-5"])]

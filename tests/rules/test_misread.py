@@ -139,10 +139,12 @@ def replay_misread(played: str, read: str, events: range) -> table_video.ReplayR
 
 
 def test_the_replay_goes_on_after_an_injected_misread_a_person_mends_with_one_tap():
-    """The blue 7 of event 12 read as a blue 8 while it is played: the camera records it wrong,
+    """The blue 7 of event 12 read as a blue 5 while it is played: the camera records it wrong,
     a later true event is refused, the simulated person taps the card the camera's question
-    offers, and the game ends with the true scores."""
-    result = replay_misread("blue-7", "blue-8", range(10, 14))
+    offers, and the game ends with the true scores. (Read as a blue 8, the card seat 2 plays
+    next, the camera now mends it itself: the pile's blue 7, another digit of the recorded
+    card's colour, no longer holds the events in between.)"""
+    result = replay_misread("blue-7", "blue-5", range(10, 14))
     assert result.wrong_applied == 1 and result.mended == 1 and result.mended_by_hand == 1
     assert result.exact_scores, result.first_problem
 
