@@ -145,6 +145,28 @@ def test_unrecognised_flip_is_held_not_applied():
     assert "could not be recognised" in table.pending_why()
 
 
+def test_BRUCE_T1_T2_a_flip_made_out_only_after_the_next_one_is_caught_up_flip_by_flip():
+    """Blue 2 is not made out until green 3 is turned over after it (model-mode game, bruce
+    seed 12): the row then shows two new cards, flipped in that order with the turn going on."""
+    table = shuffled()
+    table.lay(row=["red-1"])
+    assert table.lay(row=["red-1", UNKNOWN]) == []
+    applied = table.lay(row=["red-1", "blue-2", "green-3"])
+    assert brief(applied) == [("continue", 0, {}), ("reveal", 0, {"card": "blue-2"}),
+                              ("continue", 0, {}), ("reveal", 0, {"card": "green-3"})]
+    assert table.follower.pending is None and table.state.row == ["red-1", "blue-2", "green-3"]
+
+
+def test_BRUCE_T3_T4_a_row_grown_past_a_double_duck_or_a_bruce_is_not_caught_up():
+    """A card of a colour already in the row, or a Bruce, ends the turn (BRUCE-T3, T4): a row
+    showing more cards after it is a misread, so nothing is applied."""
+    for middle in ("red-2", "bruce"):
+        table = shuffled()
+        table.lay(row=["red-1"])
+        assert table.lay(row=["red-1", middle, "green-3"]) == []
+        assert table.state.row == ["red-1"]
+
+
 def test_flip_entered_by_hand_is_not_read_again_from_the_table():
     table = shuffled()
     assert table.follower.manual(Event("reveal", 0, {"card": "red-1"}, table.ts)).ok
