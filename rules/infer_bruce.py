@@ -33,8 +33,9 @@ Pure: stdlib only.
 
 from __future__ import annotations
 
-from .bruce import BruceState
+from .bruce import BruceState, is_bruce, suit_of
 from .core import Event, State
+from .decks import UNKNOWN
 from .infer_base import Inference, Inferrer
 from .snapshot import middle_zone, seat_zone
 from .stability import StabilityTracker
@@ -141,16 +142,17 @@ class BruceInferrer(Inferrer):
             self._row_settled_ts = table.settled(ROW).settled_ts
             return None
         ts = table.settled(ROW).first_seen_ts
-        if len(seen) == len(self._row) + 1:
+        if len(seen) == len(self._row) + 1 or self._grown_by_several(seen):
+            card = seen[len(self._row)]
             doubt = ""
-            if seen[:-1] != self._row:
-                doubt = (f"the row reads {', '.join(seen[:-1])} before the new card, but "
+            if seen[:len(self._row)] != self._row:
+                doubt = (f"the row reads {', '.join(seen[:len(self._row)])} before the new card, but "
                          f"{', '.join(self._row) or 'nothing'} lay there")
             if state.phase == "choose":
                 return self._inference(table, Event("continue", seat), [ROW], ts,
                                        "another card was turned over", doubt)
-            return self._inference(table, Event("reveal", seat, {"card": seen[-1]}), [ROW], ts,
-                                   f"{seen[-1]} was turned over onto the row", doubt)
+            return self._inference(table, Event("reveal", seat, {"card": card}), [ROW], ts,
+                                   f"{card} was turned over onto the row", doubt)
         if not seen and state.phase == "choose":
             doubt = ""
             if table.labels(DISCARD) != self._discard_mark:
@@ -162,6 +164,21 @@ class BruceInferrer(Inferrer):
             return self._inference(table, Event("stop", seat), [ROW, DISCARD], ts,
                                    "the row went into the nest", doubt)
         return None
+
+    def _grown_by_several(self, seen: tuple[str, ...]) -> bool:
+        """Whether the row shows the accounted row and then two or more new cards, those
+        before the last each of a colour not yet in the row: flipped in that order, with the
+        turn going on after each (a double duck or a Bruce would have ended it and taken the
+        row away, BRUCE-T2..T4). The camera missed the moments between (a card not made out
+        until the next one was turned over) and catches up one flip at a time."""
+        assert self._row is not None
+        row = len(self._row)
+        if len(seen) < row + 2 or seen[:row] != self._row:
+            return False
+        if UNKNOWN in seen or any(is_bruce(card) for card in seen[:-1]):
+            return False
+        suits = [suit_of(card) for card in seen[:-1]]
+        return len(set(suits)) == len(suits)
 
     def _shown_steal(self, state: BruceState, table: StabilityTracker) -> Inference | None:
         if self._steal is None:

@@ -133,6 +133,7 @@ class GreyInferrer(Inferrer):
         self._wavering_now: set[str] = set()  # spots wavering in the current frame (counted once a spell)
         self._others_laid = False  # in the last look at a trick: cards in a spot not the mover's
         self._ahead_guess: tuple[int, int] | None = None  # (seat, ts) of a Quack guessed from such cards
+        self._took_back: int | None = None  # in the last look at a trick: the mover, if their spot is clear
         self.withdrawn: list[int] = []
 
     # -- the protocol ------------------------------------------------------------------------
@@ -189,12 +190,18 @@ class GreyInferrer(Inferrer):
 
     def conflicts(self, waiting: Event, proposal: Event) -> bool:
         """A Quack guessed from another seat's cards laid in the mover's turn is answered when
-        those cards are gone and the mover lays cards: they were laid out of turn and taken
-        back, and the mover did not quack. While they still lie there, the mover's cards may
-        come a round later (a Quack, then the others' plays), so the guess keeps waiting."""
-        if (waiting.type == "quack" and proposal.type == "play" and waiting.seat == proposal.seat
-                and (waiting.seat, waiting.ts) == self._ahead_guess and not self._others_laid):
-            return False
+        those cards are gone: they were laid out of turn and taken back, and nothing is left
+        that suggests a Quack (the mover's own play, or a grey, goes on). While they still lie
+        there, the mover's cards may come a round later (a Quack, then the others' plays), so
+        the guess keeps waiting. Likewise a play held for a person (refused by the rules, or a
+        card not made out) is answered once the mover's spot is read clearly without those
+        cards while the trick is still on the table: they were taken back (a play stays until
+        the trick is gathered, GREY-T4)."""
+        if (waiting.type == "quack" and (waiting.seat, waiting.ts) == self._ahead_guess
+                and not self._others_laid):
+            return False  # the cards that raised the guess are gone: nothing is left to ask
+        if waiting.type == "play" and waiting.seat == self._took_back:
+            return False  # the cards held were taken back while the trick goes on: no play
         return super().conflicts(waiting, proposal)
 
     def recall(self, memory: dict[str, Any]) -> None:
@@ -235,6 +242,8 @@ class GreyInferrer(Inferrer):
                         continue  # until the cards entered by hand show, older sights mean nothing
                     self._unseen.discard(zone)
                 if not labels:
+                    if self._not_yet_seen(state, table, zone):
+                        continue
                     self._base[zone] = ()
                     self._base_ts.pop(zone, None)
                     self._appeared.pop(zone, None)
@@ -243,6 +252,17 @@ class GreyInferrer(Inferrer):
                 if _key(labels) != self._base.get(zone, ()) and self._touched(table, zone):
                     sights.append(_Sight(seat, kind, zone, labels, ts))
         return sorted(sights, key=lambda s: (s.ts, s.kind != TRICK or s.seat != state.turn))
+
+    def _not_yet_seen(self, state: GreyDuckState, table: StabilityTracker, zone: str) -> bool:
+        """Whether the spot reads empty only because the camera has not made out the cards the
+        events account for yet: it has read empty since before they were laid (a person
+        entered them while a hand still hid the spot), and their trick is still on. Such an
+        empty read is no sign of cards taken back; counting it as one would make those cards
+        look new once they settle (laid out of turn by a seat that already played)."""
+        since = self._base_ts.get(zone)
+        if not self._base.get(zone) or since is None or table.settled(zone).first_seen_ts >= since:
+            return False
+        return state.phase == "swap" or (state.phase == "play" and state.top is not None)
 
     def _touched(self, table: StabilityTracker, zone: str) -> bool:
         """Whether cards in ``zone`` may have changed: it held none the events account for, or a
@@ -322,10 +342,13 @@ class GreyInferrer(Inferrer):
             doubt = ""
             if len({s.seat for s in leads}) > 1:
                 doubt = "cards appeared in more than one seat's spot at the start of the hand"
-            elif any(self._hidden_at(trick_zone(seat), first.ts)
+            elif any(self._hidden_at(trick_zone(seat), first.ts) and trick_zone(seat) in self._unclear_since
                      for seat in range(state.num_players) if seat != first.seat):
-                doubt = ("another seat's spot was under a hand when these cards appeared, so cards "
-                         "laid there first may not have been seen: who led the hand is not certain")
+                # once such a spot is read clearly again it shows what was laid there under the
+                # hand (then more than one seat's spot shows cards), or nothing: whose cards stay
+                # is who led (cards led out of turn are taken back)
+                doubt = ("another seat's spot is under a hand and was when these cards appeared, so "
+                         "cards laid there first may not have been seen: who led the hand is not certain")
             return self._inference(table, Event("deal", dealer, {"leader": first.seat}), [first.zone],
                                    first.ts, f"{state.players[first.seat]} leads the first trick", doubt)
         captain, duckling = state.captain, state.duckling
@@ -371,6 +394,7 @@ class GreyInferrer(Inferrer):
         mover = state.turn
         window = state.race_window()
         self._others_laid = any(s.kind == TRICK and s.seat != mover for s in sights)
+        self._took_back = mover if mover is not None and self._spot_clear(state, table, sights, mover) else None
         ahead: list[_Sight] = []
         for sight in sights:
             if sight.kind == GREY:
@@ -429,6 +453,17 @@ class GreyInferrer(Inferrer):
                                    f"{state.players[first.seat]} laid cards while it is "
                                    f"{state.players[mover]}'s turn: did {state.players[mover]} quack?")
         return None
+
+    def _spot_clear(self, state: GreyDuckState, table: StabilityTracker, sights: list[_Sight],
+                    seat: int) -> bool:
+        """Whether ``seat``'s trick spot shows no cards beyond those the events account for,
+        read clearly since a hand was last there, while cards of the trick still lie in other
+        spots (it is not gathered)."""
+        zone = trick_zone(seat)
+        on_table = any(table.labels(seat_zone(s, k)) for s in range(state.num_players) for k in ZONE_KINDS
+                       if seat_zone(s, k) != zone)
+        return (state.top is not None and on_table and not any(s.zone == zone for s in sights)
+                and zone not in self._unclear_since and table.fresh(zone))
 
     def _rival_unseen(self, state: GreyDuckState, table: StabilityTracker, sights: list[_Sight],
                       grey: _Sight) -> int | None:

@@ -243,6 +243,22 @@ class _Judge:
     def finish(self) -> bool:
         return self._judge_tentative()
 
+    def as_it_stands(self) -> tuple[int, int]:
+        """Events right by the camera alone and confirmed by a person so far, the last applied
+        one included as it stands: when the frames run out the camera has applied it, though
+        it stays tentative (only a later grey could withdraw it, GREY-G1)."""
+        camera, confirmed = self.result.camera_right, self.result.confirmed
+        if self.final == len(self.kept):
+            return camera, confirmed
+        position = len(self.kept) - 1
+        inference = self.kept[position][1]
+        truth = self.truth[position] if position < len(self.truth) else None
+        if inference.why == CONFIRMED or (inference.why == ENTERED and position not in self.pressed):
+            return camera, confirmed + 1
+        if inference.why != ENTERED and truth is not None and self.same(inference.event, truth):
+            return camera + 1, confirmed
+        return camera, confirmed
+
     def _judge_tentative(self) -> bool:
         if self.final == len(self.kept):
             return True
@@ -383,7 +399,7 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
                 ok = enter(judge.progress, shot.ts) and press_what_is_due()
             if not ok:
                 break
-    result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
+    result.camera_in_video, result.hand_in_video = judge.as_it_stands()
     if ok:  # the video is over: a person enters whatever the camera did not settle
         last_ts = script.shots[-1].ts if script.shots else 0
         while not state.is_over() and judge.progress < len(truth):

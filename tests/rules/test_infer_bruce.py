@@ -11,13 +11,15 @@ from __future__ import annotations
 import random
 
 from ducktable.rules import Event, make_game
-from ducktable.rules.bruce import BruceState
+from ducktable.rules.bruce import DECK_COUNTS, BruceState
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.rules.infer_base import TableFollower
 from ducktable.rules.infer_bruce import DISCARD, DRAW, ROW, STEAL, BruceInferrer, nest_zone
 from ducktable.rules.snapshot import snapshot_of
 from ducktable.rules.stability import StabilityTracker
 from ducktable.sim import table_video_bruce
+from ducktable.sim.table_script import TableScript, replay_script
+from ducktable.sim.table_video import oracle_snapshots
 
 from tests.sizes import reduced_or_full
 
@@ -145,6 +147,28 @@ def test_unrecognised_flip_is_held_not_applied():
     assert "could not be recognised" in table.pending_why()
 
 
+def test_BRUCE_T1_T2_a_flip_made_out_only_after_the_next_one_is_caught_up_flip_by_flip():
+    """Blue 2 is not made out until green 3 is turned over after it (model-mode game, bruce
+    seed 12): the row then shows two new cards, flipped in that order with the turn going on."""
+    table = shuffled()
+    table.lay(row=["red-1"])
+    assert table.lay(row=["red-1", UNKNOWN]) == []
+    applied = table.lay(row=["red-1", "blue-2", "green-3"])
+    assert brief(applied) == [("continue", 0, {}), ("reveal", 0, {"card": "blue-2"}),
+                              ("continue", 0, {}), ("reveal", 0, {"card": "green-3"})]
+    assert table.follower.pending is None and table.state.row == ["red-1", "blue-2", "green-3"]
+
+
+def test_BRUCE_T3_T4_a_row_grown_past_a_double_duck_or_a_bruce_is_not_caught_up():
+    """A card of a colour already in the row, or a Bruce, ends the turn (BRUCE-T3, T4): a row
+    showing more cards after it is a misread, so nothing is applied."""
+    for middle in ("red-2", "bruce"):
+        table = shuffled()
+        table.lay(row=["red-1"])
+        assert table.lay(row=["red-1", middle, "green-3"]) == []
+        assert table.state.row == ["red-1"]
+
+
 def test_flip_entered_by_hand_is_not_read_again_from_the_table():
     table = shuffled()
     assert table.follower.manual(Event("reveal", 0, {"card": "red-1"}, table.ts)).ok
@@ -173,3 +197,22 @@ def test_BRUCE_oracle_replay_of_bot_games_reproduces_scores_with_no_wrong_event(
     for kind in ("reveal", "stop", "steal", "shuffle"):
         tally = [r.by_type[kind] for r in results if kind in r.by_type]
         assert sum(t.camera for t in tally) >= 0.95 * sum(t.true for t in tally), kind
+
+
+def test_a_video_cut_short_counts_the_last_event_the_camera_applied():
+    """When the frames run out, the event the camera applied last is counted with the camera's
+    (it stays open only to a later grey's withdrawal, GREY-G1): a video cut well after a flip
+    settled counts every flip made so far, the last one too."""
+    game = table_video_bruce.bruce_bot_game(3)
+    script = table_video_bruce.bruce_script(game, random.Random(3))
+    pressed_at = {p.index for p in script.presses}
+    made, cut = next((shot.event_index, k + 12) for k, shot in enumerate(script.shots)
+                     if shot.event_index > 5 and shot.event_index - 1 not in pressed_at
+                     and all(s.event_index == shot.event_index for s in script.shots[k:k + 12]))
+    shots = script.shots[:cut]
+    snaps = oracle_snapshots(shots, sorted(DECK_COUNTS), misread=0.0, seed=3)
+    result = replay_script(TableScript(script.game, shots, script.presses), snaps, BruceInferrer(),
+                           StabilityTracker(window=5, needed=3), seed=3)
+    pressed = sum(index < made for index in pressed_at)
+    assert result.camera_in_video + result.hand_in_video == made - pressed
+    assert result.wrong_applied == 0

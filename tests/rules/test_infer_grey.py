@@ -121,6 +121,59 @@ def test_GREY_T3_cards_laid_out_of_turn_and_taken_back_then_the_mover_plays():
     assert table.follower.pending is None
 
 
+def test_GREY_G1_a_quack_guess_from_cards_taken_back_gives_way_to_a_grey():
+    """Ben lays cards in Ann's turn (a Quack is guessed), takes them back, then lays the grey 5:
+    nothing suggests a Quack any more, so the grey is applied (model-mode game, grey seed 14)."""
+    table = led_five()
+    assert table.lay(s1_trick=["yellow-8"]) == []
+    assert "did Ann quack?" in table.pending_why()
+    table.lay(1, hidden=("seat1.trick",), s1_trick=[])
+    assert table.lay() == []  # Ben took his cards back
+    applied = table.lay(6, s1_grey=["grey-5"])
+    assert brief(applied) == [("grey", 1, {"card": "grey-5"})]
+    assert table.follower.pending is None
+
+
+def test_GREY_T2_a_refused_play_taken_back_gives_way_to_a_grey():
+    """Ann lays a pair on Cat's Lone Duck (the rules refuse it: held for a person), takes it
+    back; Ben's grey 5 then joins the Lone Duck by the camera alone (model-mode game, grey
+    seed 14: a Flight one card short, taken back, held every grey after it)."""
+    table = led_five()
+    table.lay(1, hidden=("seat0.trick",), s0_trick=["yellow-7", "yellow-7"])
+    assert table.lay(6) == []
+    assert "the rules refuse it" in table.pending_why()
+    table.lay(1, hidden=("seat0.trick",), s0_trick=[])
+    table.lay()
+    applied = table.lay(6, s1_grey=["grey-5"])
+    assert brief(applied) == [("grey", 1, {"card": "grey-5"})]
+    assert table.follower.pending is None
+
+
+def test_GREY_T2_a_refused_play_still_lying_there_keeps_waiting():
+    """While the refused cards still lie in Ann's spot, a grey does not overtake them: they may
+    be a misread of a play that came first."""
+    table = led_five()
+    table.lay(1, hidden=("seat0.trick",), s0_trick=["yellow-7", "yellow-7"])
+    table.lay(6)
+    assert table.lay(6, s1_grey=["grey-5"]) == []
+    pending = table.follower.pending
+    assert pending is not None and (pending.event.type, pending.event.seat) == ("play", 0)
+
+
+def test_GREY_T2_a_play_entered_while_its_spot_is_hidden_is_not_taken_for_new_cards():
+    """A person enters Ann's play while a hand still hides her spot; the camera, which read the
+    spot empty before, then makes the cards out. They are the entered play, not cards laid out
+    of turn (no Quack is guessed for Ben), and Ben's reply is read (model-mode game, grey seed
+    12: four greys in a row were held behind such a guess)."""
+    table = led_five()
+    table.lay(3, hidden=("seat0.trick",), s0_trick=["yellow-7"])
+    assert table.follower.confirm(Event("play", 0, {"cards": ["yellow-7"]}, table.ts)).ok
+    assert table.lay(6) == []
+    assert table.follower.pending is None
+    applied = table.lay(6, s1_trick=["yellow-8"])
+    assert brief(applied) == [("play", 1, {"cards": ["yellow-8"]})]
+
+
 def test_GREY_T3_a_quack_guess_stands_while_the_cards_that_raised_it_still_lie_there():
     table = led_five()
     assert table.lay(s1_trick=["yellow-8"]) == []  # Ben plays after a Quack nobody pressed
@@ -179,6 +232,24 @@ def test_GREY_D2_the_first_lead_is_not_certain_while_another_spot_is_under_a_han
     table.lay(2, hidden=("seat1.trick",))
     assert table.lay(4, hidden=("seat1.trick",), s2_trick=["yellow-5"]) == []
     assert "who led the hand is not certain" in table.pending_why()
+
+
+def test_GREY_D2_the_first_lead_is_certain_once_the_hidden_spot_reads_empty():
+    """The hand over Ben's spot leaves and the spot is empty: whatever was laid there under it
+    would show now, so Cat, whose cards stay, led (model-mode games, grey seeds 12 and 18)."""
+    table = Table()
+    table.lay(2, hidden=("seat1.trick",))
+    assert table.lay(4, hidden=("seat1.trick",), s2_trick=["yellow-5"]) == []
+    applied = table.lay(4)
+    assert brief(applied) == [("deal", 0, {"leader": 2}), ("play", 2, {"cards": ["yellow-5"]})]
+
+
+def test_GREY_D2_cards_under_the_lifted_hand_make_the_first_lead_uncertain():
+    table = Table()
+    table.lay(2, hidden=("seat1.trick",))
+    table.lay(4, hidden=("seat1.trick",), s2_trick=["yellow-5"])
+    assert table.lay(4, s1_trick=["yellow-3"]) == []
+    assert "more than one seat's spot" in table.pending_why()
 
 
 def test_GREY_G1_a_grey_seen_while_the_next_players_spot_was_hidden_is_held_for_a_person():
