@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 from ducktable.vision.detect import crop_card, detect_cards
 from ducktable.vision.detect_shapes import _order_portrait
+from ducktable.vision.photo_rectangles import outline_support, rectangle_guesses, spill_beyond
 
 WORK_SIDE = 400
 """Silhouettes are looked for at this long side (px): a card of 4% of the picture still spans
@@ -34,6 +35,10 @@ ASPECT = (1.1, 1.75)
 """Long side over short side as photographed: playing cards are 1.40, bridge and SET cards 1.56,
 tarot 1.72; a slanted view or a stretched webcam frame moves that by up to a fifth."""
 
+HELD_ASPECT = (1.25, 1.75)
+"""The same for a card a hand holds, whose sides are guessed: no squarer than a card seen a
+little slanted, for a part of a card cut off by a finger is often near square."""
+
 MAX_ANGLE_ERROR = 25.0
 MIN_FILLED = 0.88
 """Share of the card's quad the region fills (the pips and index, holes in a mask, are inside
@@ -41,6 +46,16 @@ the region's outer outline and count as filled)."""
 
 MIN_OUTLINED = 0.6
 """Share of the quad's perimeter that the region's own border follows."""
+
+MAX_CUT = 0.08
+"""Largest share of a card's outline that may lie outside the picture (a corner cut off)."""
+
+HELD_CHECKED = 3
+"""Rectangles per region, best outlined first, checked fully when the hull's sides fail."""
+
+MAX_SPILL = 0.12
+"""Largest share of a band just outside a held card's outline that may have the card's colour
+(more, and the outline is a part of the card cut off by a finger's edge)."""
 
 _MERGE_ANGLE = np.radians(12)
 _OPENINGS = (3, 11, 25)
@@ -79,8 +94,9 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
     scale = WORK_SIDE / max(h, w)
     small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
                        interpolation=cv2.INTER_AREA)
+    regions = list(_regions(small))
     best: tuple[float, np.ndarray] | None = None
-    for region in _regions(small):
+    for region in regions:
         quad = _four_sides(region)
         if quad is not None:
             quad = _fitted_to_outline(quad, region)
@@ -89,7 +105,53 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
         score = _card_score(quad, region, small.shape[:2])
         if score is not None and (best is None or score > best[0]):
             best = (score, quad)
+    if best is None:
+        best = _held_card(regions, small)
     return None if best is None else _order_portrait(best[1] / scale)
+
+
+def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """The largest card outline among the rectangles on each region's straight stretches (a
+    card a hand holds, whose hull's longest sides are the hand's; a part of it the fingers leave
+    free is card-shaped too); the card's own colour must not go on past any side."""
+    shape = small.shape[:2]
+    h, w = shape
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    best: tuple[float, np.ndarray] | None = None
+    for region in regions:
+        guesses = [q for q in rectangle_guesses(region) if _plausible(q, shape)]
+        if not guesses:
+            continue
+        drawn = np.zeros((h, w), np.uint8)
+        cv2.drawContours(drawn, [region], -1, 255, 3)
+        support = outline_support(np.array(guesses), drawn)
+        for i in np.argsort(-support)[:HELD_CHECKED]:
+            if support[i] < MIN_OUTLINED:
+                break
+            if _card_score(guesses[i], region, shape) is None \
+                    or spill_beyond(guesses[i], lab) > MAX_SPILL:
+                continue
+            area = cv2.contourArea(guesses[i])
+            if best is None or area > best[0]:
+                best = (area, guesses[i])
+    return best
+
+
+def _plausible(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Card-shaped (as :data:`HELD_ASPECT`), large enough, and at most a sliver cut by the
+    picture's edge."""
+    h, w = shape
+    area = cv2.contourArea(quad)
+    if area < MIN_AREA * h * w or not HELD_ASPECT[0] <= _aspect(quad) <= HELD_ASPECT[1]:
+        return False
+    return _inside_share(quad, shape) >= 1 - MAX_CUT
+
+
+def _inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
+    h, w = shape
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    overlap, _ = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
+    return float(overlap) / max(1e-9, cv2.contourArea(quad))
 
 
 # ---- regions ---------------------------------------------------------------------------------
@@ -220,8 +282,7 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     """How well ``contour`` fills and outlines ``quad`` (higher is better), or ``None`` when the
     quad cannot be a whole card."""
     h, w = shape
-    if quad[:, 0].min() < -1 or quad[:, 1].min() < -1 or quad[:, 0].max() > w + 1 \
-            or quad[:, 1].max() > h + 1:
+    if _inside_share(quad, shape) < 1 - MAX_CUT or _side_on_edge(quad, shape):
         return None  # cut by the picture's edge
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
@@ -241,6 +302,17 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     if outlined < MIN_OUTLINED:
         return None
     return filled + outlined
+
+
+def _side_on_edge(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether a side of ``quad`` runs along the picture's edge (a region the frame cuts)."""
+    h, w = shape
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        for axis, limit in ((0, 0.0), (0, w - 1.0), (1, 0.0), (1, h - 1.0)):
+            if abs(a[axis] - limit) <= 2 and abs(b[axis] - limit) <= 2:
+                return True
+    return False
 
 
 def _near_right_angles(quad: np.ndarray) -> bool:
