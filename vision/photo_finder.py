@@ -50,7 +50,7 @@ MIN_OUTLINED = 0.6
 MAX_CUT = 0.08
 """Largest share of a card's outline that may lie outside the picture (a corner cut off)."""
 
-HELD_CHECKED = 3
+HELD_CHECKED = 12
 """Rectangles per region, best outlined first, checked fully when the hull's sides fail."""
 
 MAX_SPILL = 0.12
@@ -111,40 +111,44 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
 
 
 def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.ndarray] | None:
-    """The largest card outline among the rectangles on each region's straight stretches (a
-    card a hand holds, whose hull's longest sides are the hand's; a part of it the fingers leave
-    free is card-shaped too); the card's own colour must not go on past any side."""
+    """A card outline among the rectangles on each region's straight stretches (a card a hand
+    holds, whose hull's longest sides are the hand's). Of those the region fills and outlines,
+    past whose sides the card's colour does not go on, the largest wins (a part of the card
+    that the fingers leave free is card-shaped too), or the best outlined of those nearly the
+    same as it."""
     shape = small.shape[:2]
     h, w = shape
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-    best: tuple[float, np.ndarray] | None = None
+    passed: list[tuple[float, np.ndarray]] = []
     for region in regions:
-        guesses = [q for q in rectangle_guesses(region) if _plausible(q, shape)]
-        if not guesses:
+        guesses = rectangle_guesses(region, MIN_AREA * h * w, HELD_ASPECT)
+        if not len(guesses):
             continue
         drawn = np.zeros((h, w), np.uint8)
         cv2.drawContours(drawn, [region], -1, 255, 3)
-        support = outline_support(np.array(guesses), drawn)
-        for i in np.argsort(-support)[:HELD_CHECKED]:
-            if support[i] < MIN_OUTLINED:
+        support = outline_support(guesses, drawn)
+        checked = 0
+        for i in np.argsort(-support):
+            if support[i] < MIN_OUTLINED or checked == HELD_CHECKED:
                 break
-            if _card_score(guesses[i], region, shape) is None \
-                    or spill_beyond(guesses[i], lab) > MAX_SPILL:
+            if _inside_share(guesses[i], shape) < 1 - MAX_CUT:
                 continue
-            area = cv2.contourArea(guesses[i])
-            if best is None or area > best[0]:
-                best = (area, guesses[i])
-    return best
+            checked += 1
+            score = _card_score(guesses[i], region, shape)
+            if score is not None and spill_beyond(guesses[i], lab) <= MAX_SPILL:
+                passed.append((score, guesses[i]))
+    if not passed:
+        return None
+    largest = max(passed, key=lambda found: cv2.contourArea(found[1]))[1]
+    return max((found for found in passed if _overlap(found[1], largest) >= 0.85),
+               key=lambda found: found[0])
 
 
-def _plausible(quad: np.ndarray, shape: tuple[int, int]) -> bool:
-    """Card-shaped (as :data:`HELD_ASPECT`), large enough, and at most a sliver cut by the
-    picture's edge."""
-    h, w = shape
-    area = cv2.contourArea(quad)
-    if area < MIN_AREA * h * w or not HELD_ASPECT[0] <= _aspect(quad) <= HELD_ASPECT[1]:
-        return False
-    return _inside_share(quad, shape) >= 1 - MAX_CUT
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    common, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a) + cv2.contourArea(b) - common
+    return float(common) / max(1e-9, union)
 
 
 def _inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:

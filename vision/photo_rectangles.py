@@ -34,16 +34,19 @@ _DIRECTIONS = 4
 _SIDES_PER_DIRECTION = 4
 
 
-def rectangle_guesses(contour: np.ndarray) -> Iterator[np.ndarray]:
-    """Rectangles (4 x 2 float32 corners) whose sides lie on straight stretches of ``contour``
-    (an outer outline, as ``cv2.findContours`` gives it)."""
+def rectangle_guesses(contour: np.ndarray, min_area: float,
+                      aspect: tuple[float, float]) -> np.ndarray:
+    """Rectangles (n x 4 x 2 float32 corners) whose sides lie on straight stretches of
+    ``contour`` (an outer outline, as ``cv2.findContours`` gives it), of at least ``min_area``
+    and long side over short side within ``aspect``."""
     points = contour.reshape(-1, 2).astype(np.float64)
-    if len(points) < 4 * MIN_SIDE_POINTS:
-        return
-    ahead = np.roll(points, -_STEP, axis=0) - np.roll(points, _STEP, axis=0)
-    heading = np.arctan2(ahead[:, 1], ahead[:, 0])
-    for angle in _directions(contour):
-        yield from _rectangles_at(points, heading, angle)
+    found = [np.zeros((0, 4, 2), np.float32)]
+    if len(points) >= 4 * MIN_SIDE_POINTS:
+        ahead = np.roll(points, -_STEP, axis=0) - np.roll(points, _STEP, axis=0)
+        heading = np.arctan2(ahead[:, 1], ahead[:, 0])
+        found += [_rectangles_at(points, heading, angle, min_area, aspect)
+                  for angle in _directions(contour)]
+    return np.concatenate(found)
 
 
 def _directions(contour: np.ndarray) -> list[float]:
@@ -67,33 +70,26 @@ def _quarter_gap(a: float, b: float) -> float:
     return min(gap, np.pi / 2 - gap)
 
 
-def _rectangles_at(points: np.ndarray, heading: np.ndarray, angle: float) -> Iterator[np.ndarray]:
+def _rectangles_at(points: np.ndarray, heading: np.ndarray, angle: float, min_area: float,
+                   aspect: tuple[float, float]) -> np.ndarray:
     along = np.array([np.cos(angle), np.sin(angle)])
     across = np.array([-along[1], along[0]])
     u, v = points @ along, points @ across
     turn = heading - angle
-    runs_along = np.abs(np.sin(turn)) < _PARALLEL  # on a side parallel to ``along``: fixed v
-    runs_across = np.abs(np.cos(turn)) < _PARALLEL  # fixed u
-    v_sides = _side_offsets(v[runs_along])
-    u_sides = _side_offsets(u[runs_across])
-    seen: set[tuple[int, ...]] = set()
-    for u_pair in _pairs(u_sides):
-        for v_pair in _pairs(v_sides, span=u_pair):
-            yield from _once(seen, u_pair, v_pair, along, across)
-    for v_pair in _pairs(v_sides):
-        for u_pair in _pairs(u_sides, span=v_pair):
-            yield from _once(seen, u_pair, v_pair, along, across)
-
-
-def _once(seen: set[tuple[int, ...]], u_pair: tuple[float, float], v_pair: tuple[float, float],
-          along: np.ndarray, across: np.ndarray) -> Iterator[np.ndarray]:
-    key = tuple(round(x) for x in (*u_pair, *v_pair))
-    if key in seen:
-        return
-    seen.add(key)
-    yield np.array([u * along + v * across for u, v in
-                    ((u_pair[0], v_pair[0]), (u_pair[1], v_pair[0]),
-                     (u_pair[1], v_pair[1]), (u_pair[0], v_pair[1]))], np.float32)
+    v_sides = _side_offsets(v[np.abs(np.sin(turn)) < _PARALLEL])  # sides parallel to ``along``
+    u_sides = _side_offsets(u[np.abs(np.cos(turn)) < _PARALLEL])
+    boxes = [(*u_pair, *v_pair) for u_pair in _pairs(u_sides) for v_pair in _pairs(v_sides, u_pair)]
+    boxes += [(*u_pair, *v_pair) for v_pair in _pairs(v_sides) for u_pair in _pairs(u_sides, v_pair)]
+    if not boxes:
+        return np.zeros((0, 4, 2), np.float32)
+    u0, u1, v0, v1 = np.unique(np.round(np.array(boxes), 1), axis=0).T
+    long_side = np.maximum(u1 - u0, v1 - v0)
+    short_side = np.maximum(1e-9, np.minimum(u1 - u0, v1 - v0))
+    keep = (long_side * short_side >= min_area) & (long_side / short_side >= aspect[0]) \
+        & (long_side / short_side <= aspect[1])
+    corner_u = np.stack([u0, u1, u1, u0], axis=1)[keep]
+    corner_v = np.stack([v0, v0, v1, v1], axis=1)[keep]
+    return (corner_u[..., None] * along + corner_v[..., None] * across).astype(np.float32)
 
 
 def _side_offsets(offsets: np.ndarray) -> list[float]:
