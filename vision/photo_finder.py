@@ -286,7 +286,8 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     """How well ``contour`` fills and outlines ``quad`` (higher is better), or ``None`` when the
     quad cannot be a whole card."""
     h, w = shape
-    if _inside_share(quad, shape) < 1 - MAX_CUT or _side_on_edge(quad, shape):
+    in_picture = _inside_share(quad, shape)
+    if in_picture < 1 - MAX_CUT or (in_picture < 0.999 and _side_on_edge(quad, shape)):
         return None  # cut by the picture's edge
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
@@ -309,7 +310,8 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
 
 
 def _side_on_edge(quad: np.ndarray, shape: tuple[int, int]) -> bool:
-    """Whether a side of ``quad`` runs along the picture's edge (a region the frame cuts)."""
+    """Whether a side of ``quad`` runs along the picture's edge (a region the frame cuts, when
+    the quad goes on past the picture)."""
     h, w = shape
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]

@@ -157,9 +157,9 @@ def spill_beyond(quad: np.ndarray, lab: np.ndarray) -> float:
     card = np.median(lighter, axis=0)
     short = min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
     gap, width = max(2, round(0.03 * short)), max(3, round(0.1 * short))
-    near = cv2.dilate(inside, np.ones((2 * gap + 1, 2 * gap + 1), np.uint8))
-    band = cv2.dilate(inside, np.ones((2 * (gap + width) + 1,) * 2, np.uint8)) & ~near
-    around = lab[band > 0]
+    near = np.asarray(cv2.dilate(inside, np.ones((2 * gap + 1,) * 2, np.uint8))) > 0
+    wide = np.asarray(cv2.dilate(inside, np.ones((2 * (gap + width) + 1,) * 2, np.uint8))) > 0
+    around = lab[wide & ~near]
     if len(around) == 0:
         return 0.0
     like = (np.abs(around[:, 0] - card[0]) <= 0.25 * max(card[0], 1.0)) & \
