@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 from ducktable.vision.detect import crop_card, detect_cards
 from ducktable.vision.detect_shapes import _order_portrait
+from ducktable.vision.photo_rectangles import outline_support, rectangle_guesses, spill_beyond
 
 WORK_SIDE = 400
 """Silhouettes are looked for at this long side (px): a card of 4% of the picture still spans
@@ -34,6 +35,10 @@ ASPECT = (1.1, 1.75)
 """Long side over short side as photographed: playing cards are 1.40, bridge and SET cards 1.56,
 tarot 1.72; a slanted view or a stretched webcam frame moves that by up to a fifth."""
 
+HELD_ASPECT = (1.25, 1.75)
+"""The same for a card a hand holds, whose sides are guessed: no squarer than a card seen a
+little slanted, for a part of a card cut off by a finger is often near square."""
+
 MAX_ANGLE_ERROR = 25.0
 MIN_FILLED = 0.88
 """Share of the card's quad the region fills (the pips and index, holes in a mask, are inside
@@ -41,6 +46,16 @@ the region's outer outline and count as filled)."""
 
 MIN_OUTLINED = 0.6
 """Share of the quad's perimeter that the region's own border follows."""
+
+MAX_CUT = 0.08
+"""Largest share of a card's outline that may lie outside the picture (a corner cut off)."""
+
+HELD_CHECKED = 12
+"""Rectangles per region, best outlined first, checked fully when the hull's sides fail."""
+
+MAX_SPILL = 0.12
+"""Largest share of a band just outside a held card's outline that may have the card's colour
+(more, and the outline is a part of the card cut off by a finger's edge)."""
 
 _MERGE_ANGLE = np.radians(12)
 _OPENINGS = (3, 11, 25)
@@ -79,8 +94,9 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
     scale = WORK_SIDE / max(h, w)
     small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
                        interpolation=cv2.INTER_AREA)
+    regions = list(_regions(small))
     best: tuple[float, np.ndarray] | None = None
-    for region in _regions(small):
+    for region in regions:
         quad = _four_sides(region)
         if quad is not None:
             quad = _fitted_to_outline(quad, region)
@@ -89,7 +105,57 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
         score = _card_score(quad, region, small.shape[:2])
         if score is not None and (best is None or score > best[0]):
             best = (score, quad)
+    if best is None:
+        best = _held_card(regions, small)
     return None if best is None else _order_portrait(best[1] / scale)
+
+
+def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """A card outline among the rectangles on each region's straight stretches (a card a hand
+    holds, whose hull's longest sides are the hand's). Of those the region fills and outlines,
+    past whose sides the card's colour does not go on, the largest wins (a part of the card
+    that the fingers leave free is card-shaped too), or the best outlined of those nearly the
+    same as it."""
+    shape = small.shape[:2]
+    h, w = shape
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    passed: list[tuple[float, np.ndarray]] = []
+    for region in regions:
+        guesses = rectangle_guesses(region, MIN_AREA * h * w, HELD_ASPECT)
+        if not len(guesses):
+            continue
+        drawn = np.zeros((h, w), np.uint8)
+        cv2.drawContours(drawn, [region], -1, 255, 3)
+        support = outline_support(guesses, drawn)
+        checked = 0
+        for i in np.argsort(-support):
+            if support[i] < MIN_OUTLINED or checked == HELD_CHECKED:
+                break
+            if _inside_share(guesses[i], shape) < 1 - MAX_CUT:
+                continue
+            checked += 1
+            score = _card_score(guesses[i], region, shape)
+            if score is not None and spill_beyond(guesses[i], lab) <= MAX_SPILL:
+                passed.append((score, guesses[i]))
+    if not passed:
+        return None
+    largest = max(passed, key=lambda found: cv2.contourArea(found[1]))[1]
+    return max((found for found in passed if _overlap(found[1], largest) >= 0.85),
+               key=lambda found: found[0])
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    common, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a) + cv2.contourArea(b) - common
+    return float(common) / max(1e-9, union)
+
+
+def _inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
+    h, w = shape
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    overlap, _ = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
+    return float(overlap) / max(1e-9, cv2.contourArea(quad))
 
 
 # ---- regions ---------------------------------------------------------------------------------
@@ -220,8 +286,8 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     """How well ``contour`` fills and outlines ``quad`` (higher is better), or ``None`` when the
     quad cannot be a whole card."""
     h, w = shape
-    if quad[:, 0].min() < -1 or quad[:, 1].min() < -1 or quad[:, 0].max() > w + 1 \
-            or quad[:, 1].max() > h + 1:
+    in_picture = _inside_share(quad, shape)
+    if in_picture < 1 - MAX_CUT or (in_picture < 0.999 and _side_on_edge(quad, shape)):
         return None  # cut by the picture's edge
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
@@ -241,6 +307,18 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     if outlined < MIN_OUTLINED:
         return None
     return filled + outlined
+
+
+def _side_on_edge(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether a side of ``quad`` runs along the picture's edge (a region the frame cuts, when
+    the quad goes on past the picture)."""
+    h, w = shape
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        for axis, limit in ((0, 0.0), (0, w - 1.0), (1, 0.0), (1, h - 1.0)):
+            if abs(a[axis] - limit) <= 2 and abs(b[axis] - limit) <= 2:
+                return True
+    return False
 
 
 def _near_right_angles(quad: np.ndarray) -> bool:

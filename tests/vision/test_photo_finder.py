@@ -93,3 +93,32 @@ def test_a_door_a_screen_and_a_keyboard_are_not_cards() -> None:
 def test_a_blank_or_tiny_picture_has_no_card() -> None:
     assert photo_crops(np.zeros((480, 640, 3), np.uint8)) == []
     assert silhouette_card(np.full((3, 2, 3), 255, np.uint8)) is None
+
+
+def add_hand(photo: np.ndarray, corner: np.ndarray, towards: tuple[int, int]) -> None:
+    """A skin-coloured hand from outside the picture whose palm and three fingers cover one
+    of the card's corners and run off over two of its sides, joining card and hand into one
+    light region."""
+    skin = (120, 150, 205)
+    x, y = (int(v) for v in corner)
+    cv2.line(photo, towards, (x, y), skin, 70)
+    for dx, dy in ((-40, -25), (-10, -45), (25, -40)):
+        cv2.line(photo, (x, y), (x + dx, y + dy), skin, 22)
+        cv2.circle(photo, (x + dx, y + dy), 11, skin, -1)
+
+
+def test_a_card_held_by_a_hand_over_a_corner_is_found_whole() -> None:
+    photo, truth = photo_with_card((280, 230), 300, 30)
+    corner = truth[np.argmax(truth[:, 0] + truth[:, 1])]  # the lower right corner
+    add_hand(photo, corner, (640, 470))
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.05 * 300
+
+
+def test_a_corner_cut_by_the_pictures_edge_still_gives_the_card() -> None:
+    photo, truth = photo_with_card((320, 170), 320, 20)
+    assert truth[:, 1].min() < 0  # a corner is outside the picture
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.05 * 320
