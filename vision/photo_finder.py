@@ -63,11 +63,12 @@ _OPENINGS = (3, 11, 25)
 
 @dataclass(frozen=True)
 class FoundCard:
-    """A card found in a photo: its outline (TL, TR, BR, BL in the photo's pixels, portrait)
-    and the upright crop."""
+    """A card found in a photo: its outline (TL, TR, BR, BL in the photo's pixels, portrait),
+    the upright crop and how much of the card is hidden."""
 
     quad: np.ndarray
     crop: np.ndarray
+    hidden: Hidden
 
 
 def find_photo_cards(image: np.ndarray) -> list[FoundCard]:
@@ -75,11 +76,12 @@ def find_photo_cards(image: np.ndarray) -> list[FoundCard]:
     one card found by its silhouette."""
     detections = detect_cards(image, min_area_frac=MIN_AREA, min_aspect=ASPECT[0], max_aspect=ASPECT[1])
     if detections:
-        return [FoundCard(np.asarray(d.quad), np.asarray(d.crop)) for d in detections]
+        return [FoundCard(np.asarray(d.quad), np.asarray(d.crop), hidden_share(image, d.quad))
+                for d in detections]
     quad = silhouette_card(image)
     if quad is None:
         return []
-    return [FoundCard(quad, crop_card(image, quad))]
+    return [FoundCard(quad, crop_card(image, quad), hidden_share(image, quad))]
 
 
 def photo_crops(image: np.ndarray) -> list[np.ndarray]:
@@ -336,3 +338,93 @@ def _aspect(quad: np.ndarray) -> float:
     ratio = (sides[0] + sides[2]) / max(1e-9, sides[1] + sides[3])
     return max(ratio, 1.0 / max(ratio, 1e-9))
 
+
+
+# ---- how much of the card is hidden ----------------------------------------------------------
+COVER_CARD = (60, 84)
+"""The card's size (px) when its hidden share is measured: fingers span a dozen pixels, the
+card's thin printed lines one or two."""
+
+COVER_PAD = 10
+"""Pixels of the photo kept round the card when its hidden share is measured."""
+
+COVER_INSET = 4
+"""Pixels of the card's edge left out of the share (the outline is found to a few pixels)."""
+
+MAX_HIDDEN_TO_NAME = 0.25
+"""Largest hidden share of a card that is still named: past it a hand may hide what tells
+the card from its neighbours (a pip that makes a 7 an 8), so it is answered unknown."""
+
+UNLIKE_LIGHT = 0.35
+"""Lightness below this share under the card's paper is not paper (a shadowed hand)."""
+
+UNLIKE_COLOUR = 9.0
+"""Distance in the a*b* plane (OpenCV's 0-255 Lab) past which a pixel is not the card's paper:
+skin is 10-15 from a white card's paper, the paper's own shading 2-4."""
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """How much of a found card's face cannot be seen: ``over`` by something that reaches over
+    its outline from outside (a hand, a finger, another card), ``cut`` by the picture's edge;
+    both as shares of the face."""
+
+    over: float
+    cut: float
+
+    @property
+    def total(self) -> float:
+        return self.over + self.cut
+
+
+def nameable(hidden: float) -> bool:
+    """Whether a card of which ``hidden`` (a share of its face) is hidden may be named."""
+    return hidden <= MAX_HIDDEN_TO_NAME
+
+
+def hidden_share(image: np.ndarray, quad: np.ndarray) -> Hidden:
+    """How much of the card inside ``quad`` (TL, TR, BR, BL) is hidden. What is not the colour
+    of the card's edge (its paper, or a printed border) and joins the world outside the card
+    across its outline hides it; what the card itself prints (pips, an index, a frame line)
+    lies inside its edge, or is thin, and does not count."""
+    w, h = COVER_CARD
+    pad = COVER_PAD
+    target = np.array([[pad, pad], [pad + w, pad], [pad + w, pad + h], [pad, pad + h]], np.float32)
+    homography = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
+    size = (w + 2 * pad, h + 2 * pad)
+    seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), homography, size,
+                               flags=cv2.INTER_NEAREST, borderValue=0) > 0
+    warped = cv2.warpPerspective(image, homography, size, flags=cv2.INTER_AREA,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
+    face = _inset(seen.shape, COVER_INSET)
+    faces = max(1, int(np.count_nonzero(face)))
+    cut = np.count_nonzero(face & ~seen) / faces
+    over = 1.0 - cut
+    for depth in (1, COVER_INSET):  # the edge colour at two depths: a printed border, or inside it
+        edge = _inset(seen.shape, depth) & ~_inset(seen.shape, depth + COVER_INSET) & seen
+        if np.any(edge):
+            over = min(over, _reached_over(lab, np.median(lab[edge], axis=0), seen, face) / faces)
+    return Hidden(over, cut)
+
+
+def _reached_over(lab: np.ndarray, paper: np.ndarray, seen: np.ndarray, face: np.ndarray) -> int:
+    """Pixels of ``face`` unlike ``paper`` that join the canvas's rim through pixels unlike it
+    (thin lines left out)."""
+    unlike = (lab[..., 0] < (1 - UNLIKE_LIGHT) * paper[0]) | \
+        (np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]) > UNLIKE_COLOUR)
+    unlike = cv2.morphologyEx(unlike.astype(np.uint8), cv2.MORPH_OPEN,
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))) > 0
+    unlike |= ~seen
+    _, parts = cv2.connectedComponents(unlike.astype(np.uint8), connectivity=4)
+    rim = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
+    outside = np.isin(parts, np.unique(rim[rim > 0]))
+    return int(np.count_nonzero(face & outside & seen))
+
+
+def _inset(shape: tuple[int, ...], inset: int) -> np.ndarray:
+    """The card's face on the canvas of :func:`hidden_share`, less ``inset`` pixels each side."""
+    w, h = COVER_CARD
+    face = np.zeros(shape[:2], bool)
+    face[COVER_PAD + inset:COVER_PAD + h - inset, COVER_PAD + inset:COVER_PAD + w - inset] = True
+    return face
