@@ -26,7 +26,7 @@ import numpy as np
 from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder, enrollable, found_card
 from ducktable.vision.features import CardFeatures, PhotoDeck
-from ducktable.vision.photo_finder import find_photo_cards, nameable
+from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME, find_photo_cards, nameable
 
 KS = (1, 2, 5)
 TARGETS = {"right": 0.99, "wrong": 0.005, "unknown_rejected": 0.99, "found": 0.99}
@@ -233,6 +233,10 @@ def report(folder: Path, photos: Photos, outcomes: Sequence[Outcome]) -> str:
              f"  card found in {percent(len(photos.labels), photos.files)} of the photos "
              f"(target >= {TARGETS['found']:.0%}); {len(photos.not_found)} without one"]
     lines += [f"    {line}" for line in photos.not_found[:5]]
+    if photos.refused:
+        lines.append(f"  {photos.refused} of the cards found partly hidden (a hand, the picture's "
+                     f"edge): never enrolled, named unknown when more than "
+                     f"{MAX_HIDDEN_TO_NAME:.0%} is hidden")
     lines.append(f"  ms per photo: finding {photos.find_ms:.1f}, naming {photos.embed_ms:.1f} "
                  f"(one core)")
     for o in outcomes:

@@ -311,14 +311,14 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     return filled + outlined
 
 
-def _side_on_edge(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+def _side_on_edge(quad: np.ndarray, shape: tuple[int, ...], near: float = 2.0) -> bool:
     """Whether a side of ``quad`` runs along the picture's edge (a region the frame cuts, when
     the quad goes on past the picture)."""
-    h, w = shape
+    h, w = shape[:2]
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
         for axis, limit in ((0, 0.0), (0, w - 1.0), (1, 0.0), (1, h - 1.0)):
-            if abs(a[axis] - limit) <= 2 and abs(b[axis] - limit) <= 2:
+            if abs(a[axis] - limit) <= near and abs(b[axis] - limit) <= near:
                 return True
     return False
 
@@ -350,6 +350,12 @@ COVER_PAD = 10
 
 COVER_INSET = 4
 """Pixels of the card's edge left out of the share (the outline is found to a few pixels)."""
+
+EDGE_PX = 3.0
+EDGE_CUT = 0.05
+"""A card found with a side along the picture's edge (the edge-map search takes the picture's
+edge for the card's) is cut by it, by an unknown share counted as this much: enough to keep
+it out of an enrolment, not enough to stop it being named."""
 
 MAX_HIDDEN_TO_NAME = 0.25
 """Largest hidden share of a card that is still named: past it a hand may hide what tells
@@ -400,6 +406,8 @@ def hidden_share(image: np.ndarray, quad: np.ndarray) -> Hidden:
     face = _inset(seen.shape, COVER_INSET)
     faces = max(1, int(np.count_nonzero(face)))
     cut = np.count_nonzero(face & ~seen) / faces
+    if _side_on_edge(np.asarray(quad, np.float32), image.shape[:2], EDGE_PX):
+        cut = max(cut, EDGE_CUT)
     over = 1.0 - cut
     for depth in (1, COVER_INSET):  # the edge colour at two depths: a printed border, or inside it
         edge = _inset(seen.shape, depth) & ~_inset(seen.shape, depth + COVER_INSET) & seen
