@@ -405,7 +405,7 @@ def hidden_share(image: np.ndarray, quad: np.ndarray) -> Hidden:
     lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
     face = _inset(seen.shape, COVER_INSET)
     faces = max(1, int(np.count_nonzero(face)))
-    cut = np.count_nonzero(face & ~seen) / faces
+    cut = float(np.count_nonzero(face & ~seen)) / faces
     if _side_on_edge(np.asarray(quad, np.float32), image.shape[:2], EDGE_PX):
         cut = max(cut, EDGE_CUT)
     over = 1.0 - cut
