@@ -29,7 +29,7 @@ def write_photos(folder: Path, game: str, labels: tuple[str, ...], n: int, seed:
         (folder / label).mkdir(parents=True, exist_ok=True)
         for k in range(n):
             cv2.imwrite(str(folder / label / f"{k}.jpg"),
-                        augment.photo_of_card(card, rng, held=k % 2 == 1))
+                        augment.photo_of_card(card, rng, held=k % 4 == 3))
     return folder
 
 
