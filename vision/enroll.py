@@ -1,8 +1,9 @@
 """Teach the classifier a real deck from a few photos: per-card prototypes in a data folder.
 
 A printed deck never looks exactly like our renders, and a user may own a deck we never heard
-of. Enrolment photographs each card (in a hand or lying on any surface, at any angle), finds the
-card with the detector, and embeds the upright crop with the shipped model together with
+of. Enrolment photographs each card (lying free on any surface, at any angle), finds the card
+with the detector, refuses it when a hand or the picture's edge hides part of it (a finger over
+a pip, stored, makes one card's prototype another's), and embeds the upright crop with the shipped model together with
 re-photographed copies of it (:data:`VIEWS_PER_PHOTO` views in all; crop residue, 180° turn,
 fingers, lost detail, light, blur, noise — what :mod:`ducktable.vision.augment` does in
 training). Every view

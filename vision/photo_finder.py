@@ -12,6 +12,10 @@ card-shaped (four near-right angles, long side 1.1-1.8 times the short), lie ins
 (a card cut by the picture's edge is not taken), be filled by the region and be outlined by
 it. Doors, screens and keyboards fail those tests: they are cut by the frame, too long, or
 not one solid region.
+
+Each card found also says how much of it is hidden (:func:`hidden_share`): by what reaches over
+its outline from outside (a hand) or by the picture's edge. Enrolment refuses a card hidden at
+all; naming answers unknown for one hidden past :data:`MAX_HIDDEN_TO_NAME`.
 """
 
 from __future__ import annotations
