@@ -24,9 +24,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
-from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder
+from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder, enrollable, found_card
 from ducktable.vision.features import CardFeatures, PhotoDeck
-from ducktable.vision.photo_finder import photo_crops
+from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME, find_photo_cards, nameable
 
 KS = (1, 2, 5)
 TARGETS = {"right": 0.99, "wrong": 0.005, "unknown_rejected": 0.99, "found": 0.99}
@@ -34,7 +34,8 @@ TARGETS = {"right": 0.99, "wrong": 0.005, "unknown_rejected": 0.99, "found": 0.9
 
 @dataclass
 class Photos:
-    """The cards found in a folder of photos: embeddings of each crop and its half-turned twin."""
+    """The cards found in a folder of photos: embeddings of each crop and its half-turned twin,
+    and the share of each card's face that was hidden (by a hand or the picture's edge)."""
 
     labels: list[str]
     embeddings: np.ndarray
@@ -43,6 +44,15 @@ class Photos:
     not_found: list[str] = field(default_factory=list)
     find_ms: float = 0.0
     embed_ms: float = 0.0
+    hidden: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def hidden_share(self, row: int) -> float:
+        return float(self.hidden[row]) if len(self.hidden) else 0.0
+
+    @property
+    def refused(self) -> int:
+        """Photos whose card enrolment would refuse (hidden in part)."""
+        return sum(not enrollable(self.hidden_share(row)) for row in range(len(self.labels)))
 
     @property
     def found(self) -> float:
@@ -74,9 +84,10 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
                 find: CardFinder | None = None,
                 progress: Callable[[str], None] | None = None) -> Photos:
     """Find and embed the card of every photo under ``folder/<label>/``."""
-    find = find or photo_crops
+    find = find or find_photo_cards
     labels: list[str] = []
     cut: list[np.ndarray] = []
+    hidden: list[float] = []
     not_found: list[str] = []
     files = 0
     find_s = embed_s = 0.0
@@ -95,7 +106,9 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
                 not_found.append(f"{sub.name}/{path.name}: {len(found)} cards found")
                 continue
             labels.append(sub.name)
-            cut.append(found[0])
+            crop, hidden_share = found_card(found[0])
+            cut.append(crop)
+            hidden.append(hidden_share)
         if progress:
             progress(f"{sub.name}: {len(labels)} cards found in {files} photos so far")
     rows = []
@@ -106,14 +119,15 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
     embeddings = np.vstack(rows) if rows else np.zeros((0, features.dim), np.float32)
     turned = features.embed([cv2.rotate(c, cv2.ROTATE_180) for c in cut])
     return Photos(labels, embeddings, turned, files, not_found,
-                  1000 * find_s / max(files, 1), 1000 * embed_s / max(len(cut), 1))
+                  1000 * find_s / max(files, 1), 1000 * embed_s / max(len(cut), 1),
+                  np.array(hidden, np.float64))
 
 
 def crops_of(folder: Path, *, crops: bool = False, limit: int = 60,
              find: CardFinder | None = None) -> list[np.ndarray]:
     """Up to ``limit`` cards found in ``folder``'s photos, spread over its labels (the photos
     taken in turn from each label's folder)."""
-    find = find or photo_crops
+    find = find or find_photo_cards
     lists = [sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
              for sub in sorted(folder.iterdir()) if sub.is_dir() and not sub.name.startswith(".")]
     cut: list[np.ndarray] = []
@@ -123,7 +137,7 @@ def crops_of(folder: Path, *, crops: bool = False, limit: int = 60,
                 return cut
             if depth < len(files) and (image := cv2.imread(str(files[depth]))) is not None:
                 found = [image] if crops else find(image)
-                cut += found[:1]
+                cut += [found_card(card)[0] for card in found[:1]]
     return cut
 
 
@@ -131,7 +145,11 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
                    unknown: bool = False) -> Outcome:
     """Enrol ``k`` photos per label and name the others, ``rounds`` times. Labels with no
     photo left to name are skipped. With ``unknown`` half the labels (a new half each round)
-    are not enrolled and their photos are counted as strangers."""
+    are not enrolled and their photos are counted as strangers.
+
+    As enrolment does, a photo whose card is partly hidden is never enrolled: the draw passes
+    it over for the label's next photo, as a user would take another one. As naming does, a
+    card hidden too much to be named is answered ``unknown``."""
     rng = random.Random(seed)
     by_label = _rows_by_label(photos.labels)
     usable = sorted(label for label, rows in by_label.items() if len(rows) > k)
@@ -148,25 +166,29 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
             rows = by_label[label][:]
             rng.shuffle(rows)
             if label in enrolled:
-                chosen = rows[:k]
+                chosen = [row for row in rows if enrollable(photos.hidden_share(row))][:k]
+                if not chosen:
+                    tests += rows
+                    continue
                 views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
-                tests += rows[k:]
+                tests += [row for row in rows if row not in chosen]
             else:
                 tests += rows
         deck = PhotoDeck.fit(views)
         matches = deck.match(photos.embeddings[tests])
         for row, match in zip(tests, matches, strict=True):
             truth = photos.labels[row]
-            if truth not in views:
+            said = match.label if nameable(photos.hidden_share(row)) else UNKNOWN
+            if truth not in enrolled:
                 outcome.strangers += 1
-                outcome.strangers_named += match.label != UNKNOWN
-            elif match.label == truth:
+                outcome.strangers_named += said != UNKNOWN
+            elif said == truth:
                 outcome.right += 1
-            elif match.label == UNKNOWN:
+            elif said == UNKNOWN:
                 outcome.unknown += 1
             else:
                 outcome.wrong += 1
-                outcome.confusions[(truth, match.label)] += 1
+                outcome.confusions[(truth, said)] += 1
     return outcome
 
 
@@ -181,13 +203,17 @@ def another_printing(photos: Photos, others: Photos, k: int, *, rounds: int = 5,
     for _ in range(rounds):
         views = {}
         for label, rows in by_label.items():
-            chosen = rng.sample(rows, min(k, len(rows)))
-            views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
+            pool = [row for row in rows if enrollable(photos.hidden_share(row))]
+            chosen = rng.sample(pool, min(k, len(pool)))
+            if chosen:
+                views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
         matches = PhotoDeck.fit(views).match(others.embeddings)
-        outcome.strangers += len(matches)
-        outcome.strangers_named += sum(m.label != UNKNOWN for m in matches)
+        said = [m.label if nameable(others.hidden_share(i)) else UNKNOWN
+                for i, m in enumerate(matches)]
+        outcome.strangers += len(said)
+        outcome.strangers_named += sum(label != UNKNOWN for label in said)
         outcome.strangers_as_themselves += sum(
-            m.label == truth for m, truth in zip(matches, others.labels, strict=True))
+            label == truth for label, truth in zip(said, others.labels, strict=True))
     return outcome
 
 
@@ -207,6 +233,10 @@ def report(folder: Path, photos: Photos, outcomes: Sequence[Outcome]) -> str:
              f"  card found in {percent(len(photos.labels), photos.files)} of the photos "
              f"(target >= {TARGETS['found']:.0%}); {len(photos.not_found)} without one"]
     lines += [f"    {line}" for line in photos.not_found[:5]]
+    if photos.refused:
+        lines.append(f"  {photos.refused} of the cards found partly hidden (a hand, the picture's "
+                     f"edge): never enrolled, named unknown when more than "
+                     f"{MAX_HIDDEN_TO_NAME:.0%} is hidden")
     lines.append(f"  ms per photo: finding {photos.find_ms:.1f}, naming {photos.embed_ms:.1f} "
                  f"(one core)")
     for o in outcomes:

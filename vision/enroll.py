@@ -1,8 +1,9 @@
 """Teach the classifier a real deck from a few photos: per-card prototypes in a data folder.
 
 A printed deck never looks exactly like our renders, and a user may own a deck we never heard
-of. Enrolment photographs each card (in a hand or lying on any surface, at any angle), finds the
-card with the detector, and embeds the upright crop with the shipped model together with
+of. Enrolment photographs each card (lying free on any surface, at any angle), finds the card
+with the detector, refuses it when a hand or the picture's edge hides part of it (a finger over
+a pip, stored, makes one card's prototype another's), and embeds the upright crop with the shipped model together with
 re-photographed copies of it (:data:`VIEWS_PER_PHOTO` views in all; crop residue, 180° turn,
 fingers, lost detail, light, blur, noise — what :mod:`ducktable.vision.augment` does in
 training). Every view
@@ -42,7 +43,7 @@ from ducktable.vision.features import (
     PhotoDeck,
     enrolment_views,
 )
-from ducktable.vision.photo_finder import photo_crops
+from ducktable.vision.photo_finder import FoundCard, find_photo_cards
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 MIN_SHARPNESS = 3.0
@@ -53,8 +54,13 @@ CROP_SIZE = (100, 150)
 VIEWS_PER_PHOTO = 24
 """Embeddings stored per photo: the crop itself and this many minus one re-photographed views."""
 
-CardFinder = Callable[[np.ndarray], list[np.ndarray]]
-"""Finds cards in a photo: returns one upright BGR crop per card found."""
+CardFinder = Callable[[np.ndarray], Sequence[np.ndarray | FoundCard]]
+"""Finds cards in a photo: returns one upright BGR crop per card found, or the card found with
+how much of it is hidden (:class:`~ducktable.vision.photo_finder.FoundCard`)."""
+
+MAX_HIDDEN_TO_ENROL = 0.02
+"""Largest share of a card's face that may be hidden (by a hand or the picture's edge) in a
+photo that is enrolled: a finger over a pip, stored, turns one card's prototype into another's."""
 
 
 class EnrolmentError(ValueError):
@@ -115,21 +121,45 @@ def sharpness(crop: np.ndarray) -> float:
     return float(detail / left) if left > 1e-3 else 0.0
 
 
+def found_card(found: np.ndarray | FoundCard) -> tuple[np.ndarray, float]:
+    """The crop of what a :data:`CardFinder` found, and the share of the card that is hidden
+    (0 where the finder says nothing of it)."""
+    if isinstance(found, FoundCard):
+        return found.crop, found.hidden.total
+    return found, 0.0
+
+
+def enrollable(hidden: float) -> bool:
+    """Whether a card of which ``hidden`` (a share of its face) is hidden may be enrolled."""
+    return hidden <= MAX_HIDDEN_TO_ENROL
+
+
 def usable_crop(image: np.ndarray, find: CardFinder, name: str,
                 min_sharpness: float = MIN_SHARPNESS) -> tuple[np.ndarray | None, str]:
-    """The one sharp card in ``image``, or ``None`` and a message naming ``name``."""
-    crops = find(image)
-    if not crops:
-        return None, (f"{name}: no card found — put one card on a plain surface (or hold it) so "
-                      f"that it fills about half of the picture")
-    if len(crops) > 1:
-        return None, f"{name}: {len(crops)} cards found — photograph one card at a time"
-    crop = crops[0]
+    """The one sharp, whole card in ``image``, or ``None`` and a message naming ``name``."""
+    found = find(image)
+    if not found:
+        return None, (f"{name}: no card found — put one card on a plain surface so that it "
+                      f"fills about half of the picture")
+    if len(found) > 1:
+        return None, f"{name}: {len(found)} cards found — photograph one card at a time"
+    crop, hidden = found_card(found[0])
+    if not enrollable(hidden):
+        return None, hidden_message(name, found[0])
     sharp = sharpness(crop)
     if sharp < min_sharpness:
         return None, (f"{name}: the card is too blurred (sharpness {sharp:.1f}, needs "
                       f"{min_sharpness:.1f}) — hold the camera still and let it focus")
     return crop, ""
+
+
+def hidden_message(name: str, found: np.ndarray | FoundCard) -> str:
+    """Why a card partly hidden is not enrolled, and what to do."""
+    if isinstance(found, FoundCard) and found.hidden.cut > found.hidden.over:
+        return (f"{name}: the picture's edge cuts off part of the card (about "
+                f"{found.hidden.total:.0%} of it) — photograph the whole card, lying free")
+    return (f"{name}: a hand covers part of the card (about {found_card(found)[1]:.0%} of it) "
+            f"— photograph it lying free")
 
 
 # ---- prototypes ------------------------------------------------------------------------------
@@ -284,7 +314,7 @@ def enroll_folder(photos_dir: str | Path, prototypes_dir: str | Path | None, *,
     ``prototypes_dir`` None nothing is stored: the photos are only checked.
     """
     root = Path(photos_dir)
-    deck, crops, problems = _photographed(root, deck, find or photo_crops, min_sharpness)
+    deck, crops, problems = _photographed(root, deck, find or find_photo_cards, min_sharpness)
     return enroll_photos(deck, crops, problems, prototypes_dir, classifier=classifier, seed=seed,
                          source=str(root))
 

@@ -12,6 +12,10 @@ card-shaped (four near-right angles, long side 1.1-1.8 times the short), lie ins
 (a card cut by the picture's edge is not taken), be filled by the region and be outlined by
 it. Doors, screens and keyboards fail those tests: they are cut by the frame, too long, or
 not one solid region.
+
+Each card found also says how much of it is hidden (:func:`hidden_share`): by what reaches over
+its outline from outside (a hand) or by the picture's edge. Enrolment refuses a card hidden at
+all; naming answers unknown for one hidden past :data:`MAX_HIDDEN_TO_NAME`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import cv2
 import numpy as np
 from ducktable.vision.detect import crop_card, detect_cards
 from ducktable.vision.detect_shapes import _order_portrait
+from ducktable.vision.photo_rectangles import outline_support, rectangle_guesses, spill_beyond
 
 WORK_SIDE = 400
 """Silhouettes are looked for at this long side (px): a card of 4% of the picture still spans
@@ -34,6 +39,10 @@ ASPECT = (1.1, 1.75)
 """Long side over short side as photographed: playing cards are 1.40, bridge and SET cards 1.56,
 tarot 1.72; a slanted view or a stretched webcam frame moves that by up to a fifth."""
 
+HELD_ASPECT = (1.25, 1.75)
+"""The same for a card a hand holds, whose sides are guessed: no squarer than a card seen a
+little slanted, for a part of a card cut off by a finger is often near square."""
+
 MAX_ANGLE_ERROR = 25.0
 MIN_FILLED = 0.88
 """Share of the card's quad the region fills (the pips and index, holes in a mask, are inside
@@ -42,17 +51,28 @@ the region's outer outline and count as filled)."""
 MIN_OUTLINED = 0.6
 """Share of the quad's perimeter that the region's own border follows."""
 
+MAX_CUT = 0.08
+"""Largest share of a card's outline that may lie outside the picture (a corner cut off)."""
+
+HELD_CHECKED = 12
+"""Rectangles per region, best outlined first, checked fully when the hull's sides fail."""
+
+MAX_SPILL = 0.12
+"""Largest share of a band just outside a held card's outline that may have the card's colour
+(more, and the outline is a part of the card cut off by a finger's edge)."""
+
 _MERGE_ANGLE = np.radians(12)
 _OPENINGS = (3, 11, 25)
 
 
 @dataclass(frozen=True)
 class FoundCard:
-    """A card found in a photo: its outline (TL, TR, BR, BL in the photo's pixels, portrait)
-    and the upright crop."""
+    """A card found in a photo: its outline (TL, TR, BR, BL in the photo's pixels, portrait),
+    the upright crop and how much of the card is hidden."""
 
     quad: np.ndarray
     crop: np.ndarray
+    hidden: Hidden
 
 
 def find_photo_cards(image: np.ndarray) -> list[FoundCard]:
@@ -60,11 +80,12 @@ def find_photo_cards(image: np.ndarray) -> list[FoundCard]:
     one card found by its silhouette."""
     detections = detect_cards(image, min_area_frac=MIN_AREA, min_aspect=ASPECT[0], max_aspect=ASPECT[1])
     if detections:
-        return [FoundCard(np.asarray(d.quad), np.asarray(d.crop)) for d in detections]
+        return [FoundCard(np.asarray(d.quad), np.asarray(d.crop), hidden_share(image, d.quad))
+                for d in detections]
     quad = silhouette_card(image)
     if quad is None:
         return []
-    return [FoundCard(quad, crop_card(image, quad))]
+    return [FoundCard(quad, crop_card(image, quad), hidden_share(image, quad))]
 
 
 def photo_crops(image: np.ndarray) -> list[np.ndarray]:
@@ -79,8 +100,9 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
     scale = WORK_SIDE / max(h, w)
     small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
                        interpolation=cv2.INTER_AREA)
+    regions = list(_regions(small))
     best: tuple[float, np.ndarray] | None = None
-    for region in _regions(small):
+    for region in regions:
         quad = _four_sides(region)
         if quad is not None:
             quad = _fitted_to_outline(quad, region)
@@ -89,7 +111,57 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
         score = _card_score(quad, region, small.shape[:2])
         if score is not None and (best is None or score > best[0]):
             best = (score, quad)
+    if best is None:
+        best = _held_card(regions, small)
     return None if best is None else _order_portrait(best[1] / scale)
+
+
+def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """A card outline among the rectangles on each region's straight stretches (a card a hand
+    holds, whose hull's longest sides are the hand's). Of those the region fills and outlines,
+    past whose sides the card's colour does not go on, the largest wins (a part of the card
+    that the fingers leave free is card-shaped too), or the best outlined of those nearly the
+    same as it."""
+    shape = small.shape[:2]
+    h, w = shape
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    passed: list[tuple[float, np.ndarray]] = []
+    for region in regions:
+        guesses = rectangle_guesses(region, MIN_AREA * h * w, HELD_ASPECT)
+        if not len(guesses):
+            continue
+        drawn = np.zeros((h, w), np.uint8)
+        cv2.drawContours(drawn, [region], -1, 255, 3)
+        support = outline_support(guesses, drawn)
+        checked = 0
+        for i in np.argsort(-support):
+            if support[i] < MIN_OUTLINED or checked == HELD_CHECKED:
+                break
+            if _inside_share(guesses[i], shape) < 1 - MAX_CUT:
+                continue
+            checked += 1
+            score = _card_score(guesses[i], region, shape)
+            if score is not None and spill_beyond(guesses[i], lab) <= MAX_SPILL:
+                passed.append((score, guesses[i]))
+    if not passed:
+        return None
+    largest = max(passed, key=lambda found: cv2.contourArea(found[1]))[1]
+    return max((found for found in passed if _overlap(found[1], largest) >= 0.85),
+               key=lambda found: found[0])
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    common, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a) + cv2.contourArea(b) - common
+    return float(common) / max(1e-9, union)
+
+
+def _inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
+    h, w = shape
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    overlap, _ = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
+    return float(overlap) / max(1e-9, cv2.contourArea(quad))
 
 
 # ---- regions ---------------------------------------------------------------------------------
@@ -220,8 +292,8 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     """How well ``contour`` fills and outlines ``quad`` (higher is better), or ``None`` when the
     quad cannot be a whole card."""
     h, w = shape
-    if quad[:, 0].min() < -1 or quad[:, 1].min() < -1 or quad[:, 0].max() > w + 1 \
-            or quad[:, 1].max() > h + 1:
+    in_picture = _inside_share(quad, shape)
+    if in_picture < 1 - MAX_CUT or (in_picture < 0.999 and _side_on_edge(quad, shape)):
         return None  # cut by the picture's edge
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
@@ -243,6 +315,18 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     return filled + outlined
 
 
+def _side_on_edge(quad: np.ndarray, shape: tuple[int, ...], near: float = 2.0) -> bool:
+    """Whether a side of ``quad`` runs along the picture's edge (a region the frame cuts, when
+    the quad goes on past the picture)."""
+    h, w = shape[:2]
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        for axis, limit in ((0, 0.0), (0, w - 1.0), (1, 0.0), (1, h - 1.0)):
+            if abs(a[axis] - limit) <= near and abs(b[axis] - limit) <= near:
+                return True
+    return False
+
+
 def _near_right_angles(quad: np.ndarray) -> bool:
     for i in range(4):
         a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
@@ -258,3 +342,101 @@ def _aspect(quad: np.ndarray) -> float:
     ratio = (sides[0] + sides[2]) / max(1e-9, sides[1] + sides[3])
     return max(ratio, 1.0 / max(ratio, 1e-9))
 
+
+
+# ---- how much of the card is hidden ----------------------------------------------------------
+COVER_CARD = (60, 84)
+"""The card's size (px) when its hidden share is measured: fingers span a dozen pixels, the
+card's thin printed lines one or two."""
+
+COVER_PAD = 10
+"""Pixels of the photo kept round the card when its hidden share is measured."""
+
+COVER_INSET = 4
+"""Pixels of the card's edge left out of the share (the outline is found to a few pixels)."""
+
+EDGE_PX = 3.0
+EDGE_CUT = 0.05
+"""A card found with a side along the picture's edge (the edge-map search takes the picture's
+edge for the card's) is cut by it, by an unknown share counted as this much: enough to keep
+it out of an enrolment, not enough to stop it being named."""
+
+MAX_HIDDEN_TO_NAME = 0.25
+"""Largest hidden share of a card that is still named: past it a hand may hide what tells
+the card from its neighbours (a pip that makes a 7 an 8), so it is answered unknown."""
+
+UNLIKE_LIGHT = 0.35
+"""Lightness below this share under the card's paper is not paper (a shadowed hand)."""
+
+UNLIKE_COLOUR = 9.0
+"""Distance in the a*b* plane (OpenCV's 0-255 Lab) past which a pixel is not the card's paper:
+skin is 10-15 from a white card's paper, the paper's own shading 2-4."""
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """How much of a found card's face cannot be seen: ``over`` by something that reaches over
+    its outline from outside (a hand, a finger, another card), ``cut`` by the picture's edge;
+    both as shares of the face."""
+
+    over: float
+    cut: float
+
+    @property
+    def total(self) -> float:
+        return self.over + self.cut
+
+
+def nameable(hidden: float) -> bool:
+    """Whether a card of which ``hidden`` (a share of its face) is hidden may be named."""
+    return hidden <= MAX_HIDDEN_TO_NAME
+
+
+def hidden_share(image: np.ndarray, quad: np.ndarray) -> Hidden:
+    """How much of the card inside ``quad`` (TL, TR, BR, BL) is hidden. What is not the colour
+    of the card's edge (its paper, or a printed border) and joins the world outside the card
+    across its outline hides it; what the card itself prints (pips, an index, a frame line)
+    lies inside its edge, or is thin, and does not count."""
+    w, h = COVER_CARD
+    pad = COVER_PAD
+    target = np.array([[pad, pad], [pad + w, pad], [pad + w, pad + h], [pad, pad + h]], np.float32)
+    homography = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
+    size = (w + 2 * pad, h + 2 * pad)
+    seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), homography, size,
+                               flags=cv2.INTER_NEAREST, borderValue=0) > 0
+    warped = cv2.warpPerspective(image, homography, size, flags=cv2.INTER_AREA,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
+    face = _inset(seen.shape, COVER_INSET)
+    faces = max(1, int(np.count_nonzero(face)))
+    cut = float(np.count_nonzero(face & ~seen)) / faces
+    if _side_on_edge(np.asarray(quad, np.float32), image.shape[:2], EDGE_PX):
+        cut = max(cut, EDGE_CUT)
+    over = 1.0 - cut
+    for depth in (1, COVER_INSET):  # the edge colour at two depths: a printed border, or inside it
+        edge = _inset(seen.shape, depth) & ~_inset(seen.shape, depth + COVER_INSET) & seen
+        if np.any(edge):
+            over = min(over, _reached_over(lab, np.median(lab[edge], axis=0), seen, face) / faces)
+    return Hidden(over, cut)
+
+
+def _reached_over(lab: np.ndarray, paper: np.ndarray, seen: np.ndarray, face: np.ndarray) -> int:
+    """Pixels of ``face`` unlike ``paper`` that join the canvas's rim through pixels unlike it
+    (thin lines left out)."""
+    unlike = (lab[..., 0] < (1 - UNLIKE_LIGHT) * paper[0]) | \
+        (np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]) > UNLIKE_COLOUR)
+    unlike = cv2.morphologyEx(unlike.astype(np.uint8), cv2.MORPH_OPEN,
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))) > 0
+    unlike |= ~seen
+    _, parts = cv2.connectedComponents(unlike.astype(np.uint8), connectivity=4)
+    rim = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
+    outside = np.isin(parts, np.unique(rim[rim > 0]))
+    return int(np.count_nonzero(face & outside & seen))
+
+
+def _inset(shape: tuple[int, ...], inset: int) -> np.ndarray:
+    """The card's face on the canvas of :func:`hidden_share`, less ``inset`` pixels each side."""
+    w, h = COVER_CARD
+    face = np.zeros(shape[:2], bool)
+    face[COVER_PAD + inset:COVER_PAD + h - inset, COVER_PAD + inset:COVER_PAD + w - inset] = True
+    return face

@@ -17,6 +17,7 @@ from ducktable.device import cli
 from ducktable.sim import render
 from ducktable.vision import augment
 from ducktable.vision.features import CardFeatures
+from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME
 
 LABELS = ("yellow-7", "blue-1", "red-8", "lifebelt-8-green", "towel", "blue-5")
 
@@ -28,7 +29,7 @@ def write_photos(folder: Path, game: str, labels: tuple[str, ...], n: int, seed:
         (folder / label).mkdir(parents=True, exist_ok=True)
         for k in range(n):
             cv2.imwrite(str(folder / label / f"{k}.jpg"),
-                        augment.photo_of_card(card, rng, held=k % 2 == 1))
+                        augment.photo_of_card(card, rng, held=k % 4 == 3))
     return folder
 
 
@@ -119,3 +120,46 @@ def test_naming_speed_is_timed_paired_and_the_embedding_is_unchanged(
     assert "median of 3 crops" in capsys.readouterr().out
     assert cli.main(["bench", "photos", str(few_photos), "--speed", "-1"]) != 0
     assert "--speed must be" in capsys.readouterr().err
+
+
+def _photos_of(vectors: dict[str, np.ndarray], hidden: list[float]) -> photos.Photos:
+    """Cards already found: the embeddings given per label, with how much of each is hidden."""
+    labels = [label for label, rows in vectors.items() for _ in rows]
+    rows = np.vstack(list(vectors.values())).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return photos.Photos(labels, rows, rows.copy(), len(labels), hidden=np.array(hidden))
+
+
+def _cards(n: int, per_label: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(n, 64))
+    return {f"card-{i}": centres[i] + 0.05 * rng.normal(size=(per_label, 64)) for i in range(n)}
+
+
+def test_a_photo_enrolment_would_refuse_is_never_drawn_and_the_next_one_is() -> None:
+    cards = _cards(4, 4, seed=3)
+    # card-0's first photo is a hand over card-1 (it looks like card-1); enrolled, every photo
+    # of card-1 could be named card-0
+    cards["card-0"][0] = cards["card-1"][0]
+    hidden = [0.0] * 16
+    hidden[0] = 0.3
+    read = _photos_of(cards, hidden)
+    assert read.refused == 1
+    o = photos.cross_validate(read, 2, rounds=6)
+    assert o.named == 6 * (4 * 2) and o.wrong == 0  # k = 2 of 4 each round, the refused named
+    # the refused photo itself (hidden more than naming allows) is answered unknown, not card-1
+    assert o.unknown == 6 and o.right == o.named - o.unknown
+    text = photos.report(Path("cards"), read, [o])
+    assert "1 of the cards found partly hidden" in text
+
+
+def test_a_card_hidden_too_much_is_unknown_rather_than_a_guess() -> None:
+    cards = _cards(3, 3, seed=4)
+    cards["card-2"][2] = cards["card-0"][1]  # a hand over card-2 leaves what looks like card-0
+    for share, wrong in ((0.0, True), (MAX_HIDDEN_TO_NAME + 0.05, False)):
+        hidden = [0.0] * 9
+        hidden[8] = share
+        o = photos.cross_validate(_photos_of(cards, hidden), 2, rounds=4)
+        # card-2's odd photo is named whenever it is not enrolled itself (refused when hidden)
+        assert (o.wrong > 0) == wrong
+        assert o.confusions.get(("card-2", "card-0"), 0) == o.wrong

@@ -19,6 +19,7 @@ from ducktable.vision.enroll import (
     guided_enrolment,
     sharpness,
 )
+from ducktable.vision.photo_finder import find_photo_cards
 
 # An invented deck nobody trained on (training uses families 0-63, calibration 1000-1039).
 NEW_DECK = {f"sign-{m}": (5003, m) for m in range(5)}
@@ -35,12 +36,24 @@ def new_card(label: str) -> np.ndarray:
 
 
 def write_photos(folder: Path, label: str, card: np.ndarray, n: int, seed: int) -> None:
-    """``n`` photos of one card at any angle, on a surface or in a hand."""
+    """``n`` photos of one card lying free at any angle, on any surface."""
     rng = np.random.default_rng([seed, len(label), n])
     (folder / label).mkdir(parents=True, exist_ok=True)
     for k in range(n):
-        photo = augment.photo_of_card(card, rng, held=k % 2 == 1)
+        photo = augment.photo_of_card(card, rng)
         cv2.imwrite(str(folder / label / f"IMG_{k:02d}.jpg"), photo)
+
+
+def with_finger(photo: np.ndarray) -> np.ndarray:
+    """``photo`` with a finger from the picture's right edge over a third of its card."""
+    (found,) = find_photo_cards(photo)
+    centre = found.quad.mean(axis=0)
+    right = found.quad[np.argmax(found.quad[:, 0])]
+    tip = (int(0.5 * centre[0] + 0.5 * right[0]), int(0.5 * centre[1] + 0.5 * right[1]))
+    held = photo.copy()
+    cv2.line(held, (photo.shape[1] - 1, tip[1] + 40), tip, (120, 150, 205), 40)
+    cv2.circle(held, tip, 20, (120, 150, 205), -1)
+    return held
 
 
 def two_cards_photo(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -88,8 +101,8 @@ def test_bad_photos_are_named_with_the_reason(tmp_path: Path, classifier: CardCl
                                               ) -> None:
     photos = tmp_path / "mydeck"
     card_a, card_b = new_card("sign-0"), new_card("sign-1")
-    write_photos(photos, "sign-0", card_a, 2, seed=2)
-    write_photos(photos, "sign-1", card_b, 1, seed=2)
+    write_photos(photos, "sign-0", card_a, 2, seed=3)
+    write_photos(photos, "sign-1", card_b, 1, seed=3)
     rng = np.random.default_rng(4)
     cv2.imwrite(str(photos / "sign-0" / "table.png"), augment.surface(rng, (640, 480)))
     cv2.imwrite(str(photos / "sign-1" / "two.png"), two_cards_photo(card_a, card_b))
@@ -109,6 +122,23 @@ def test_bad_photos_are_named_with_the_reason(tmp_path: Path, classifier: CardCl
     for name, message in messages.items():
         assert str(photos) in message and name in message
     assert report.photos_per_label == {"sign-0": 2, "sign-1": 1}
+
+
+def test_a_card_a_hand_covers_is_skipped_with_the_reason_and_the_rest_enrolled(
+        tmp_path: Path, classifier: CardClassifier) -> None:
+    photos = tmp_path / "mydeck"
+    write_photos(photos, "sign-0", new_card("sign-0"), 3, seed=4)
+    write_photos(photos, "sign-1", new_card("sign-1"), 2, seed=4)
+    free = cv2.imread(str(photos / "sign-0" / "IMG_01.jpg"))
+    cv2.imwrite(str(photos / "sign-0" / "IMG_01.jpg"), with_finger(free))
+    report = enroll_folder(photos, tmp_path / "store", classifier=classifier)
+    (problem,) = report.problems
+    assert problem.path.name == "IMG_01.jpg"
+    assert "a hand covers part of the card" in problem.message
+    assert "photograph it lying free" in problem.message and str(photos) in problem.message
+    assert report.photos_per_label == {"sign-0": 2, "sign-1": 2}
+    # what is stored is always a whole card: the two free photos of sign-0, not the held one
+    assert len(list((report.deck_dir / "crops").glob("sign-0-*.png"))) == 2
 
 
 @pytest.mark.parametrize("label", ["sign-1", "sign-4"])

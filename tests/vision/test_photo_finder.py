@@ -6,15 +6,26 @@ import cv2
 import numpy as np
 import pytest
 from ducktable.sim import render
-from ducktable.vision.photo_finder import find_photo_cards, photo_crops, silhouette_card
+from ducktable.vision import printing
+from ducktable.vision.detect_shapes import _order_portrait
+from ducktable.vision.enroll import MAX_HIDDEN_TO_ENROL, enrollable, hidden_message
+from ducktable.vision.photo_finder import (
+    MAX_HIDDEN_TO_NAME,
+    FoundCard,
+    find_photo_cards,
+    hidden_share,
+    nameable,
+    photo_crops,
+    silhouette_card,
+)
 
 CARD = render.render_card("duck", "yellow-7", width=200, height=300)
 
 
 def photo_with_card(centre: tuple[float, float], height: float, angle: float,
                     size: tuple[int, int] = (640, 480), cloth: tuple[int, int, int] = (40, 80, 30),
-                    vignette: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """A dim photo of ``CARD`` on a cloth, and the card's true corners."""
+                    vignette: bool = True, card: np.ndarray = CARD) -> tuple[np.ndarray, np.ndarray]:
+    """A dim photo of ``card`` (200 x 300) on a cloth, and the card's true corners."""
     w, h = size
     rng = np.random.default_rng(7)
     photo = np.full((h, w, 3), cloth, np.float32) + rng.normal(0, 6, (h, w, 3))
@@ -26,9 +37,9 @@ def photo_with_card(centre: tuple[float, float], height: float, angle: float,
     src = np.array([[0, 0], [199, 0], [199, 299], [0, 299]], np.float32)
     ordered = cv2.boxPoints(((0, 0), (card_w, card_h), angle)).astype(np.float32) + np.float32(centre)
     warp = cv2.getPerspectiveTransform(src, _clockwise_from_top_left(ordered))
-    card = cv2.warpPerspective(CARD, warp, (w, h)).astype(np.float32)
+    face = cv2.warpPerspective(card, warp, (w, h)).astype(np.float32)
     inside = cv2.warpPerspective(np.ones((300, 200), np.float32), warp, (w, h))[..., None]
-    photo = photo * (1 - inside) + 0.8 * card * inside
+    photo = photo * (1 - inside) + 0.8 * face * inside
     return np.clip(photo, 0, 255).astype(np.uint8), corners
 
 
@@ -93,3 +104,69 @@ def test_a_door_a_screen_and_a_keyboard_are_not_cards() -> None:
 def test_a_blank_or_tiny_picture_has_no_card() -> None:
     assert photo_crops(np.zeros((480, 640, 3), np.uint8)) == []
     assert silhouette_card(np.full((3, 2, 3), 255, np.uint8)) is None
+
+
+def add_hand(photo: np.ndarray, corner: np.ndarray, towards: tuple[int, int]) -> None:
+    """A skin-coloured hand from outside the picture whose palm and three fingers cover one
+    of the card's corners and run off over two of its sides, joining card and hand into one
+    light region."""
+    skin = (120, 150, 205)
+    x, y = (int(v) for v in corner)
+    cv2.line(photo, towards, (x, y), skin, 70)
+    for dx, dy in ((-40, -25), (-10, -45), (25, -40)):
+        cv2.line(photo, (x, y), (x + dx, y + dy), skin, 22)
+        cv2.circle(photo, (x + dx, y + dy), 11, skin, -1)
+
+
+def test_a_card_held_by_a_hand_over_a_corner_is_found_whole() -> None:
+    photo, truth = photo_with_card((280, 230), 300, 30)
+    corner = truth[np.argmax(truth[:, 0] + truth[:, 1])]  # the lower right corner
+    add_hand(photo, corner, (640, 470))
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.05 * 300
+
+
+def test_a_corner_cut_by_the_pictures_edge_still_gives_the_card() -> None:
+    photo, truth = photo_with_card((320, 170), 320, 20)
+    assert truth[:, 1].min() < 0  # a corner is outside the picture
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.05 * 320
+
+
+# ---- how much of a found card is hidden -----------------------------------------------------
+@pytest.mark.parametrize("game", printing.GAMES)
+def test_a_card_lying_free_has_nothing_hidden_whatever_it_prints_at_its_edges(game: str) -> None:
+    """Waves and frame lines printed to a card's edge, and a card's index, are not a hand."""
+    card = render.render_card(game, printing.card_labels(game)[1], width=200, height=300)
+    photo, truth = photo_with_card((330, 240), 300, 25, card=card)
+    (found,) = find_photo_cards(photo)
+    assert found.hidden.total <= MAX_HIDDEN_TO_ENROL
+    assert hidden_share(photo, _order_portrait(truth)).total <= MAX_HIDDEN_TO_ENROL
+
+
+def test_a_finger_or_a_hand_over_the_card_is_measured_and_grows_with_the_hand() -> None:
+    photo, truth = photo_with_card((300, 240), 300, 15)
+    quad = _order_portrait(truth)
+    add_finger(photo, (350, 250), (640, 330))
+    finger = hidden_share(photo, quad)
+    assert MAX_HIDDEN_TO_ENROL < finger.over < MAX_HIDDEN_TO_NAME and finger.cut == 0
+    (found,) = find_photo_cards(photo)
+    assert not enrollable(found.hidden.total) and nameable(found.hidden.total)
+    held = photo.copy()
+    add_hand(held, truth[np.argmax(truth[:, 0] + truth[:, 1])], (640, 470))
+    cv2.line(held, (640, 200), (300, 240), (120, 150, 205), 90)  # and a palm over the middle
+    assert hidden_share(held, quad).over > MAX_HIDDEN_TO_NAME
+    assert not nameable(hidden_share(held, quad).total)
+
+
+def test_a_card_cut_by_the_pictures_edge_counts_as_cut_not_as_a_hand() -> None:
+    photo, truth = photo_with_card((320, 120), 320, 20)
+    hidden = hidden_share(photo, _order_portrait(truth))
+    assert hidden.cut > MAX_HIDDEN_TO_ENROL and hidden.over <= MAX_HIDDEN_TO_ENROL
+    # the edge-map search takes the picture's edge for the card's: the card is cut all the same
+    for found in find_photo_cards(photo):
+        assert not enrollable(found.hidden.total)
+    assert "the picture's edge cuts off part of the card" in hidden_message(
+        "IMG_1.jpg", FoundCard(truth, np.zeros((150, 100, 3), np.uint8), hidden))
