@@ -161,6 +161,7 @@ class TableFollower:
         self._mends_for: tuple[int, str, tuple[str, ...]] | None = None
         self._mends: list[Mend] = []
         self._news_base: dict[str, tuple[str, ...]] = {}
+        self._news_kept: dict[str, tuple[str, ...]] = {}
         self._news_events = -1  # the log's length when the base was read
 
     @property
@@ -189,15 +190,35 @@ class TableFollower:
             self._behind.append(table.copy() if live else table)
             self._signature = signature
         if live and len(self.state.history) != self._news_events:
-            self._news_base = {name: z.labels for name, z in table.view().items()}
-            self._news_events = len(self.state.history)
+            self._rebase_news(table)
         return step
+
+    def _rebase_news(self, table: StabilityTracker) -> None:
+        """The events just recorded explain the table as it is now, except the cards that were
+        news and that no event just recorded names: those stay news until the next event (DUCK
+        records a draw from the deck when the next player lays out their play)."""
+        kept: dict[str, tuple[str, ...]] = {}
+        if self._news_events >= 0:
+            named = _labels_named(self.state.history[self._news_events:])
+            for name, cards in self.news():
+                left = []
+                for card in cards:
+                    if named[card] > 0:
+                        named[card] -= 1
+                    else:
+                        left.append(card)
+                if left:
+                    kept[name] = tuple(left)
+        self._news_base = {name: z.labels for name, z in table.view().items()}
+        self._news_kept = kept
+        self._news_events = len(self.state.history)
 
     def news(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The cards the table shows plainly now that it did not show when the match's last
-        event was recorded, zone by zone (sorted): what the phones can show at once, before the
-        event they belong to is recorded (a play laid out is no play until it reaches the pile).
-        A card under a hand, or not yet read again since one left, is not news."""
+        event was recorded (or that were news then and that event does not name), zone by zone
+        (sorted): what the phones can show at once, before the event they belong to is recorded
+        (a play laid out is no play until it reaches the pile). A card under a hand, or not yet
+        read again since one left, is not news."""
         out = []
         for name, zone in sorted(self.tracker.view().items()):
             if (not zone.labels or zone.confidence < PLAIN_CONFIDENCE or zone.agreement < PLAIN_AGREEMENT
@@ -205,6 +226,7 @@ class TableFollower:
                 continue
             unseen = Counter(zone.labels)
             unseen.subtract(self._news_base.get(name, ()))
+            unseen.update(self._news_kept.get(name, ()))
             cards = []
             for label in zone.labels:
                 if label != UNKNOWN and unseen[label] > 0:
@@ -357,6 +379,25 @@ def plain_cards(table: StabilityTracker) -> tuple[str, ...]:
         if settled.confidence >= PLAIN_CONFIDENCE and settled.agreement >= PLAIN_AGREEMENT:
             cards.update(label for label in settled.labels if label != UNKNOWN)
     return tuple(sorted(cards))
+
+
+def _labels_named(events: Sequence[Event]) -> Counter[str]:
+    """Every text the events' data holds (card labels among them), counted."""
+    named: Counter[str] = Counter()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            named[value] += 1
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    for event in events:
+        walk(event.data)
+    return named
 
 
 def _describe(event: Event) -> str:

@@ -47,3 +47,16 @@ def test_an_unsure_card_is_not_news() -> None:
 
 def test_a_fresh_table_has_no_news_before_anything_is_read() -> None:
     assert Table().follower.news() == ()
+
+
+def test_a_play_laid_out_stays_news_when_the_draw_before_it_is_recorded() -> None:
+    """DUCK records a draw from the deck when the next player lays out their play (DUCK-A4):
+    that play's cards are not the draw's, so they stay on the phones until their own play."""
+    table = dealt()
+    table.lay(s1_reveal=[], s1_discard=["red-3"])  # Ben plays red-3 onto his pile
+    assert [e.type for e in table.follower.state.history] == ["deal", "play"]
+    table.lay(s2_reveal=["blue-4", "blue-4"])  # Cat lays out: Ben drew from the deck
+    assert [e.type for e in table.follower.state.history][-1] == "draw"
+    assert table.follower.news() == ((seat_zone(2, "reveal"), ("blue-4", "blue-4")),)
+    table.lay(s2_reveal=[], s2_discard=["blue-4"])
+    assert table.follower.state.history[-1].type == "play" and table.follower.news() == ()
