@@ -582,43 +582,6 @@ def test_DUCK_A4_a_pile_the_next_player_did_not_touch_does_not_hold_their_start(
     assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 1, {"pile": "deck"})]
 
 
-def test_DUCK_A4_next_pile_changing_to_a_card_shown_before_is_a_deck_draw():
-    """Model-mode DUCK seeds 10, 11, 17, 18, 19: the next player's shown card was read unsurely,
-    then pushed onto their pile. Shown while the old top still lay there, it says the mover had
-    drawn by then and took nothing from that pile: the draw is not held as a possible take."""
-    table = dealt()
-    table.lay(s1_discard=["blue-7"])
-    table.lay(s2_reveal=["red-2"])
-    table.lay(s2_reveal=[], s2_discard=["red-2"])
-    table.lay(s0_reveal=["blue-1"])
-    table.lay(s0_reveal=[], s0_discard=["blue-1"])
-    table.lay(s1_reveal=["red-3"])
-    table.lay(s1_reveal=[], s1_discard=["red-3"])
-    assert len(table.follower.log) == 8 and table.follower.pending is None
-    table.confidence = 0.5
-    assert table.lay(s2_reveal=["yellow-4"]) == []  # read too unsurely to start the turn
-    table.confidence = 1.0
-    applied = table.lay(s2_reveal=[], s2_discard=["yellow-4"])
-    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [
-        ("draw", 1, {"pile": "deck"}), ("play", 2, {"cards": ["yellow-4"]})]
-
-
-def test_DUCK_A4_next_pile_changing_to_a_card_never_shown_is_still_held():
-    """The same table with the card laid straight onto the pile: a take of the old top and a
-    new card laid under one hand cannot be told from a deck draw."""
-    table = dealt()
-    table.lay(s1_discard=["blue-7"])
-    table.lay(s2_reveal=["red-2"])
-    table.lay(s2_reveal=[], s2_discard=["red-2"])
-    table.lay(s0_reveal=["blue-1"])
-    table.lay(s0_reveal=[], s0_discard=["blue-1"])
-    table.lay(s1_reveal=["red-3"])
-    table.lay(s1_reveal=[], s1_discard=["red-3"])
-    assert table.lay(s2_discard=["yellow-4"]) == []
-    pending = table.follower.pending
-    assert pending is not None and pending.event.data == {"pile": "deck"} and "may have taken" in pending.why
-
-
 def a_round_played() -> Table:
     """Every seat has played once and seat 1 has just played again: seat 1 draws next."""
     table = dealt()
@@ -631,6 +594,28 @@ def a_round_played() -> Table:
     table.lay(s1_reveal=[], s1_discard=["red-3"])
     assert len(table.follower.log) == 8 and table.follower.pending is None
     return table
+
+
+def test_DUCK_A4_next_pile_changing_to_a_card_shown_before_is_a_deck_draw():
+    """Model-mode DUCK seeds 10, 11, 17, 18, 19: the next player's shown card was read unsurely,
+    then pushed onto their pile. Shown while the old top still lay there, it says the mover had
+    drawn by then and took nothing from that pile: the draw is not held as a possible take."""
+    table = a_round_played()
+    table.confidence = 0.5
+    assert table.lay(s2_reveal=["yellow-4"]) == []  # read too unsurely to start the turn
+    table.confidence = 1.0
+    applied = table.lay(s2_reveal=[], s2_discard=["yellow-4"])
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [
+        ("draw", 1, {"pile": "deck"}), ("play", 2, {"cards": ["yellow-4"]})]
+
+
+def test_DUCK_A4_next_pile_changing_to_a_card_never_shown_is_still_held():
+    """The same table with the card laid straight onto the pile: a take of the old top and a
+    new card laid under one hand cannot be told from a deck draw."""
+    table = a_round_played()
+    assert table.lay(s2_discard=["yellow-4"]) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"pile": "deck"} and "may have taken" in pending.why
 
 
 def test_DUCK_A1_another_piles_top_read_as_another_digit_of_its_colour_holds_no_play():
