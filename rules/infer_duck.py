@@ -264,6 +264,10 @@ class DuckInferrer(Inferrer):
                 if table.covered_since(reveal_zone, self._played_ts):
                     doubt = (f"{top} appeared on the pile, but a hand was over the reveal area, so "
                              "more cards may have been shown there unseen")
+                elif (not doubt and expected is not None and top in DUCK_CARDS
+                      and card_colour(top) == card_colour(expected) and table.settled(pile_zone).handled):
+                    doubt = (f"{top} appeared on the pile where the game has {expected}: the camera "
+                             "can take one number of a colour for another, so is it a new card?")
                 return self._inference(table, Event("play", t, {"cards": [top]}), [pile_zone],
                                        f"{top} went straight onto the pile", doubt)
             cards, doubt = _stack_order(staged, top)

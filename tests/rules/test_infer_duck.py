@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pytest
 from ducktable.rules import Event, make_game
 from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.duck import DuckState
@@ -685,3 +686,21 @@ def test_DUCK_A3_shown_cards_pushed_on_by_a_hand_seen_over_them_just_before_make
     table.glimpse({"s1_discard": None})
     applied = table.lay_zones({}, hand=False)
     assert [(e.type, e.data["cards"]) for e in applied] == [("play", ["blue-5", "yellow-5"])]
+
+
+@pytest.mark.parametrize("card, certain", [("red-6", False), ("blue-6", True)])
+def test_DUCK_A1_a_card_straight_onto_the_pile_in_the_colour_of_its_top_is_asked(card, certain):
+    """`ducktable bench reader`, DUCK seed 7 (card locator): a pile's known top, read as another
+    number of its colour after a hand was over it, was recorded as a card laid straight onto the
+    pile. The classifier mixes up the numbers of one colour: such a card is asked, not recorded;
+    a card of another colour is a play as before."""
+    table = a_round_played()
+    applied = table.lay(s0_discard=["red-5"])  # seat 1 takes blue-1 from seat 0 (its right)
+    assert [(e.type, e.data) for e in applied] == [("draw", {"pile": "right"})]
+    applied = table.lay(s2_discard=[card])  # seat 2's top is red-2 by the game
+    pending = table.follower.pending
+    if certain:
+        assert [(e.type, e.data) for e in applied] == [("play", {"cards": [card]})]
+    else:
+        assert applied == [] and pending is not None and pending.event.data == {"cards": [card]}
+        assert "where the game has red-2" in pending.why
