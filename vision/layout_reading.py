@@ -146,7 +146,7 @@ def read_layout(image: np.ndarray, layout: Layout, round_: int = 1, *,
     laid = [f for f, keep in zip(found, card_sized, strict=True) if keep]
     cells, centres = fit_grid([q for q, _ in laid], layout.rows, layout.cols, labels)
     if centres is not None:
-        laid, cells = _looked_again(image, laid, cells, centres, labels, layout.cols)
+        laid, cells = _looked_again(image, laid, cells, centres, labels, layout.cols, median)
     more, crops = _places(laid, cells, labels, layout.cols,
                           MIN_SHARPNESS if min_sharpness is None else min_sharpness, sharpness)
     return LayoutReading(layout, round_, places + more, crops, centres,
@@ -154,7 +154,7 @@ def read_layout(image: np.ndarray, layout: Layout, round_: int = 1, *,
 
 
 def _looked_again(image: np.ndarray, laid: list[Found], cells: list[tuple[int, int] | None],
-                  centres: np.ndarray, labels: Sequence[str | None], cols: int
+                  centres: np.ndarray, labels: Sequence[str | None], cols: int, area: float
                   ) -> tuple[list[Found], list[tuple[int, int] | None]]:
     """The cards found, with a second look at each place the plan fills where the search
     found no card or two: the photo finder (edges, else the card's silhouette) on that place
@@ -163,9 +163,7 @@ def _looked_again(image: np.ndarray, laid: list[Found], cells: list[tuple[int, i
     locator can cut one card in two; a place the person really left empty stays empty."""
     from ducktable.vision.photo_finder import find_photo_cards
 
-    quads = [np.asarray(q, np.float64) for q, _ in laid]
-    long_side = float(np.median([np.linalg.norm((q[3] - q[0] + q[2] - q[1]) / 2) for q in quads]))
-    area = float(np.median([abs(cv2.contourArea(q.astype(np.float32))) for q in quads]))
+    long_side = _card_length([q for q, _ in laid])
     on: dict[int, list[int]] = {}
     for k, cell in enumerate(cells):
         if cell is not None:
@@ -289,7 +287,7 @@ def fit_grid(quads: Sequence[np.ndarray], rows: int, cols: int,
         return [], None
     pts = np.array([np.asarray(q, np.float64).mean(axis=0) for q in quads])
     down = _down(quads)
-    long_side = float(np.median([np.linalg.norm((q[3] - q[0] + q[2] - q[1]) / 2) for q in quads]))
+    long_side = _card_length(quads)
     short_side = float(np.median([np.linalg.norm((q[1] - q[0] + q[2] - q[3]) / 2) for q in quads]))
     relative, to_photo = _relative_cells(pts, down, long_side, short_side)
     occupied = {i for i, label in enumerate(labels) if label is not None}
@@ -317,6 +315,12 @@ def fit_grid(quads: Sequence[np.ndarray], rows: int, cols: int,
         flat = cv2.perspectiveTransform(grid[:, :, ::-1].reshape(-1, 1, 2), to_photo)
         centres = flat.reshape(rows, cols, 2)
     return cells_out, centres
+
+
+def _card_length(quads: Sequence[np.ndarray]) -> float:
+    """The median card's long side, in the photo's pixels."""
+    return float(np.median([np.linalg.norm((np.asarray(q, np.float64)[3] - q[0] + q[2] - q[1]) / 2)
+                            for q in quads]))
 
 
 def _placed(cell: tuple[int, int], turned: int, dr: int, dc: int, span_r: int, span_c: int
