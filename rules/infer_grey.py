@@ -403,6 +403,11 @@ class GreyInferrer(Inferrer):
                                             sight.ts, f"{state.players[sight.seat]} laid {card}")
                 if not inference.certain and window is not None:
                     return inference  # it may be the racing grey: a person must look
+                if inference.certain and not state.check(inference.event).ok:
+                    joined = self._joined_under_hand(state, table, sight, inference)
+                    if joined is not None and not joined.certain:
+                        return joined
+                    inference = joined or inference
                 if inference.certain and state.check(inference.event).ok and not self._seen_after(
                         state, table, sight):
                     if mover is not None and self._unclear_before(state, table, [trick_zone(mover)], sight):
@@ -485,6 +490,30 @@ class GreyInferrer(Inferrer):
         since = self._unclear_since.get(zone)
         spell = self._last_unclear.get(zone)
         return (since is not None and since <= ts) or (spell is not None and spell[0] <= ts <= spell[1])
+
+    def _joined_under_hand(self, state: GreyDuckState, table: StabilityTracker, sight: _Sight,
+                           grey: Inference) -> Inference | None:
+        """The grey dated at the play it joins, where it appeared while that play's spot still
+        lay under the hand that laid it: the play's own time is then known only to lie within
+        the hand's spell, so the camera cannot tell which landed first, and only the play first
+        is legal (GREY-G1). Certain for the player's own grey (one hand laid both); asked for
+        another seat's. None where the grey is refused for another reason."""
+        window = state.race_window()
+        if (window is None or window.opened_at is None or grey.event.ts is None
+                or grey.event.ts >= window.opened_at):
+            return None
+        spell = self._last_unclear.get(trick_zone(window.seat))
+        if spell is None or not spell[0] <= grey.event.ts < window.opened_at <= spell[1]:
+            return None
+        card = sight.labels[-1]
+        if not state.check(Event("grey", sight.seat, {"card": card}, window.opened_at, "camera")).ok:
+            return None
+        doubt = "" if sight.seat == window.seat else (
+            f"{card} appeared while {state.players[window.seat]}'s cards were still under a hand: "
+            "which landed first cannot be seen")
+        return self._inference(table, Event("grey", sight.seat, {"card": card}), [sight.zone],
+                               window.opened_at, f"{state.players[sight.seat]} laid {card} with the "
+                               "play under the hand", doubt)
 
     def _seen_after(self, state: GreyDuckState, table: StabilityTracker, sight: _Sight) -> bool:
         """Whether the grey would overturn the last event, a play a person entered (so dated by

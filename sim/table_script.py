@@ -327,7 +327,8 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
     """Feed snapshots to a follower on an observer state. A simulated person presses each
     button in its frame; a press is applied once the scoreboard shows everything before it,
     and the camera applies nothing it saw after a press still waiting. When the camera has
-    lagged behind the table for ``patience_frames`` frames without progress, the person enters
+    lagged behind the table for ``patience_frames`` frames without progress, not counting
+    frames where a hand is over the table (the move is still being made), the person enters
     every true event the table is ahead by (accepting the camera's pending guess where it is
     right); and at the end whatever is left."""
     game = script.game
@@ -391,8 +392,10 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
         ok = judge.catch_up() and press_what_is_due()
         if not ok:
             break
-        behind = shot.event_index > judge.progress
-        stuck = stuck + 1 if behind and judge.progress == before else 0
+        if shot.event_index <= judge.progress or judge.progress != before:
+            stuck = 0
+        elif not shot.covered:  # the person waits while a hand is still over the table
+            stuck += 1
         if stuck >= patience_frames:  # the person brings the scoreboard up to the table
             stuck = 0
             while ok and judge.progress < min(shot.event_index, len(truth)):

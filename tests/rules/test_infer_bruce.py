@@ -9,6 +9,7 @@ The last test replays whole bot games from oracle snapshots of their synthetic v
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from ducktable.rules import Event, make_game
 from ducktable.rules.bruce import DECK_COUNTS, BruceState
@@ -19,6 +20,7 @@ from ducktable.rules.snapshot import snapshot_of
 from ducktable.rules.stability import StabilityTracker
 from ducktable.sim import table_video_bruce
 from ducktable.sim.table_script import TableScript, replay_script
+from ducktable.sim.table_video import FRAME_MS as VIDEO_FRAME_MS
 from ducktable.sim.table_video import oracle_snapshots
 
 from tests.sizes import reduced_or_full
@@ -216,3 +218,25 @@ def test_a_video_cut_short_counts_the_last_event_the_camera_applied():
     pressed = sum(index < made for index in pressed_at)
     assert result.camera_in_video + result.hand_in_video == made - pressed
     assert result.wrong_applied == 0
+
+
+def test_the_person_waits_while_a_hand_is_still_over_the_table():
+    """A move made under a hand held there for two seconds, longer than the person's patience,
+    is not entered by the person while the hand hides it: once the hand leaves, the camera
+    records it."""
+    game = table_video_bruce.bruce_bot_game(3)
+    script = table_video_bruce.bruce_script(game, random.Random(3))
+    pressed_at = {p.index for p in script.presses}
+    k = next(i for i in range(1, len(script.shots)) if script.shots[i].event_index > 5
+             and script.shots[i].event_index != script.shots[i - 1].event_index
+             and script.shots[i].covered and script.shots[i].event_index - 1 not in pressed_at)
+    slow = 30  # frames the hand stays
+    shots = [replace(shot, ts=round(n * VIDEO_FRAME_MS)) for n, shot in
+             enumerate(script.shots[:k] + [script.shots[k]] * slow + script.shots[k + 1:k + 40])]
+    presses = [replace(p, frame=p.frame + slow - 1 if p.frame > k else p.frame) for p in script.presses]
+    snaps = oracle_snapshots(shots, sorted(DECK_COUNTS), misread=0.0, seed=3)
+    result = replay_script(TableScript(script.game, shots, presses), snaps, BruceInferrer(),
+                           StabilityTracker(window=5, needed=3), seed=3)
+    made = script.shots[k].event_index
+    assert result.hand_in_video == 0
+    assert result.camera_in_video >= made - sum(index < made for index in pressed_at)

@@ -263,6 +263,30 @@ def test_GREY_G1_a_grey_seen_while_the_next_players_spot_was_hidden_is_held_for_
     assert table.state.race_log == []
 
 
+def test_GREY_G1_own_grey_seen_before_the_play_it_joins_lifts_from_under_the_hand():
+    """Ann lays a Lone Duck 6 and her grey 6 with one hand; her grey spot clears before her trick
+    spot does, so the grey is seen first (model-mode game, grey seed 12). Which landed first
+    cannot be seen, and only the play first is legal: both are recorded, the grey dated at the
+    play."""
+    table = led_five()
+    table.lay(2, hidden=("seat0.trick",))
+    assert table.lay(3, hidden=("seat0.trick",), s0_grey=["grey-6"]) == []
+    applied = table.lay(6, s0_trick=["yellow-6"])
+    assert brief(applied) == [("play", 0, {"cards": ["yellow-6"]}), ("grey", 0, {"card": "grey-6"})]
+    assert applied[1].ts == applied[0].ts
+    assert table.state.top is not None and table.state.top.cards == ("yellow-6", "grey-6")
+
+
+def test_GREY_G1_another_seats_grey_seen_before_the_play_under_a_hand_is_asked():
+    table = led_five()
+    table.lay(2, hidden=("seat0.trick",))
+    table.lay(3, hidden=("seat0.trick",), s1_grey=["grey-6"])
+    applied = table.lay(6, s0_trick=["yellow-6"])
+    assert brief(applied) == [("play", 0, {"cards": ["yellow-6"]})]
+    assert "which landed first cannot be seen" in table.pending_why()
+    assert table.state.race_log == []
+
+
 def test_GREY_G1_a_grey_laid_on_a_grey_read_as_unknown_is_dated_by_the_hand_that_laid_it():
     """Ben's grey 5 is read only as unknown and entered by a person; later his grey 6 is laid on
     it, under a hand. The tracker counts the 6 as the unknown card made out (dated when the
