@@ -328,7 +328,7 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
     button in its frame; a press is applied once the scoreboard shows everything before it,
     and the camera applies nothing it saw after a press still waiting. When the camera has
     lagged behind the table for ``patience_frames`` frames without progress, not counting
-    frames where a hand is over the table (the move is still being made), the person enters
+    frames where a hand is over the table unless the camera asks something, the person enters
     every true event the table is ahead by (accepting the camera's pending guess where it is
     right); and at the end whatever is left."""
     game = script.game
@@ -394,8 +394,8 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
             break
         if shot.event_index <= judge.progress or judge.progress != before:
             stuck = 0
-        elif not shot.covered:  # the person waits while a hand is still over the table
-            stuck += 1
+        elif not shot.covered or follower.pending is not None:
+            stuck += 1  # a hand over the table is a move still being made; a question is answered
         if stuck >= patience_frames:  # the person brings the scoreboard up to the table
             stuck = 0
             while ok and judge.progress < min(shot.event_index, len(truth)):
