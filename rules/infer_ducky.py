@@ -151,7 +151,9 @@ def _laid_by_hand(table: StabilityTracker, zone: str) -> bool:
     if settled.handled:
         return True
     covers = table.covers_since(zone, settled.first_seen_ts - HAND_NEAR_MS)
-    return bool(covers) and min(covers) <= settled.first_seen_ts
+    if not covers:
+        return False
+    return min(covers) <= settled.first_seen_ts
 
 
 class DuckyInferrer(Inferrer):
