@@ -138,12 +138,47 @@ FLOW_SETTLE_MS = 500
 taken as it is: while a hand slides the pads along (DUCKY-T2), the river is half flowed."""
 
 
+HAND_NEAR_MS = 500
+"""A hand over a zone at most this long before its new content was first read laid it: as the
+hand leaves, its fingers at the zone's edge (or its shadow) can hide what it laid without the
+frame being marked covered, so the old content is read once or twice more after it."""
+
+
+def _laid_by_hand(table: StabilityTracker, zone: str) -> bool:
+    """Whether a hand was seen over ``zone`` while it changed to what it shows, or just before
+    the new content was first read (see :data:`HAND_NEAR_MS`)."""
+    settled = table.settled(zone)
+    if settled.handled:
+        return True
+    covers = table.covers_since(zone, settled.first_seen_ts - HAND_NEAR_MS)
+    if not covers:
+        return False
+    return min(covers) <= settled.first_seen_ts
+
+
 class DuckyInferrer(Inferrer):
     """Proposes the next Ducky Ducky event from the board and the piles (no memory needed:
     every event leaves its mark on the table). A change no hand was seen making is not sure."""
 
     def __init__(self, min_confidence: float = 0.5, needs_hands: bool = True) -> None:
         super().__init__(min_confidence, needs_hands=needs_hands)
+
+    def sure(self, table: StabilityTracker, zones: Sequence[str]) -> tuple[bool, str]:
+        """As every game's, but a hand just before a zone's change was first read counts as the
+        hand that made it (see :func:`_laid_by_hand`)."""
+        needs_hands, self.needs_hands = self.needs_hands, False
+        try:
+            sure, problem = super().sure(table, zones)
+        finally:
+            self.needs_hands = needs_hands
+        if not sure or not needs_hands:
+            return sure, problem
+        for name in zones:
+            if not _laid_by_hand(table, name):
+                labels = table.labels(name)
+                return False, (f"{name} changed to {', '.join(labels) or 'nothing'} with no hand "
+                               "seen near it: cards do not move by themselves, so it may be a misread")
+        return True, ""
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod

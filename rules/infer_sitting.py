@@ -31,7 +31,9 @@ A line that fits a play of another card than the one laid, several different pla
 card, any play while no new card was laid, or two cards laid since the last turn seen (a turn
 may have gone unseen: the next player's play must not be taken for the missing one) is held for
 a person. A hand over the pile only while hands were over the line too, its top unchanged, is
-an arm crossing it on the way to the line (the pile lies beside it), not a card laid. After an
+an arm crossing it on the way to the line (the pile lies beside it), not a card laid; so is one
+that left the top as it was once the line showed this turn's whole change, when the top's card
+cannot make that change (the turn's own card is laid after it). After an
 event entered by hand, table moments from before it was entered are not read, a card of that
 turn laid late is not taken for the next turn's, and nothing is sure until the line shows what
 the event left.
@@ -153,6 +155,8 @@ class Laying:
     card: str
     look_alike: bool
     late: bool = False
+    line: tuple[tuple[int, Labels], ...] = ()
+    """The line as read when the card was seen laid."""
 
 
 class SittingInferrer(Inferrer):
@@ -192,7 +196,7 @@ class SittingInferrer(Inferrer):
                 self._leftover.discard(p)
         return read
 
-    def _watch_pile(self, table: StabilityTracker) -> None:
+    def _watch_pile(self, table: StabilityTracker, line: Mapping[int, Labels]) -> None:
         """Note a card laid on the played pile: its top changed, or a hand was over it (a card
         like the one below). An emptied pile (the deck is remade) or a Bottoms Up card (expired,
         or gone with its duck) is no play. A turn entered by hand owes its card: one already on
@@ -233,12 +237,12 @@ class SittingInferrer(Inferrer):
         elif _reaching_for_line(table, since):
             return  # an arm crossing the pile on its way to the line: a card laid there would
             # show a moment with the pile alone under the hand
-        self._layings.append(Laying(top, not changed, top in self._guessed))
+        self._layings.append(Laying(top, not changed, top in self._guessed, tuple(sorted(line.items()))))
 
-    def _turn_card(self) -> Laying | None:
+    @staticmethod
+    def _turn_card(layings: Sequence[Laying]) -> Laying | None:
         """The card this turn laid: the first new label, else a look-alike."""
-        return next((lay for lay in self._layings if not lay.look_alike),
-                    self._layings[0] if self._layings else None)
+        return next((lay for lay in layings if not lay.look_alike), layings[0] if layings else None)
 
     def _quiet(self, table: StabilityTracker, read: Mapping[int, Labels],
                now: Mapping[int, Labels]) -> bool:
@@ -305,7 +309,7 @@ class SittingInferrer(Inferrer):
         if state.is_over():
             return None
         self._now_ts = table.last_ts
-        self._watch_pile(table)  # also before an entry by hand: its card may be laid there
+        self._watch_pile(table, self._line(table))  # also before an entry by hand: its card may be laid there
         if table.last_ts < self._hand_ts:  # a moment from before an event entered by hand
             return self._chance(state, table, forced_only=True) if state.needs_chance() else None
         if self._unsynced and self._agrees(state, self._line(table)):
@@ -376,19 +380,23 @@ class SittingInferrer(Inferrer):
         seat = state.to_move()
         assert seat is not None
         read = self._line(table)
-        laid = self._turn_card()
+        now = line_labels(state.gallery)
+        if read != now and not self._quiet(table, read, now):
+            return None
+        layings = self._layings
+        if read != now and len(layings) > 1:
+            kinds = {etype for etype, _, _ in self._plays(state, seat, read)}
+            layings = [lay for lay in layings if not _passing_hand(lay, read, kinds)]
+        laid = self._turn_card(layings)
         doubt = ""
-        if len(self._layings) > 1:
-            doubt = (f"{len(self._layings)} cards were laid on the pile since the last turn the "
+        if len(layings) > 1:
+            doubt = (f"{len(layings)} cards were laid on the pile since the last turn the "
                      "camera saw; a turn may have gone unseen")
         elif laid is not None and laid.late:
             doubt = (f"the {laid.card} on the pile may be the card of a turn entered by hand, laid "
                      "late")
-        now = line_labels(state.gallery)
         if read == now:
             return self._unchanged_line(state, table, seat, laid, doubt)
-        if not self._quiet(table, read, now):
-            return None
         zones = [*LINE_ZONES, PLAYED_ZONE]
         position = self._new_bottoms_up(state, read)
         if position is not None and table.covered_since(line_zone(position), self._mark_ts):
@@ -475,6 +483,17 @@ class SittingInferrer(Inferrer):
                 if fits(read, outcome, refill):
                     found.append((info.etype, data, _signature(outcome)))
         return found
+
+
+def _passing_hand(laying: Laying, read: Mapping[int, Labels], kinds: set[str]) -> bool:
+    """Whether a hand over the pile that left its top as it was (a card like the top laid, or
+    no card) is no card of a turn: the line already read as it does now, changed from what the
+    last turn left, and no play of that card makes this change. A turn unseen before this one
+    laid its card before this turn changed the line (or made this change itself, which its
+    card's plays would show); the next player's card comes only after this turn's own card,
+    which is then laid later."""
+    return (laying.look_alike and dict(laying.line) == dict(read)
+            and ACTION_BY_CARD[laying.card].etype not in kinds)
 
 
 def _reaching_for_line(table: StabilityTracker, since: int) -> bool:

@@ -200,17 +200,20 @@ def ducky_card(crop: np.ndarray, label: str, confidence: float,
     each printed in its colour with a duck of that colour in it, which fills about a third of
     the slot's middle; a token laid there fills most of it. So the slots' colours name the card
     even where a token hides its print from the classifier: they decide when the classifier
-    cannot; a clear classifier read the colours contradict is held as unsure. The card's white
-    paper sets the colour balance."""
+    cannot; a clear classifier read the colours contradict is held as unsure. The tokens are read
+    from the slots whatever the classifier says: a token hiding its slot's print is what most
+    often makes the classifier name another card, and a read that dropped the token then would
+    make the card's ducks come and go from frame to frame. The card's white paper sets the
+    colour balance."""
     slots = [_slot_colour(crop, 0.3), _slot_colour(crop, 0.7)]
     colours = sorted((colour for colour, _, _ in slots), key=DUCKY_COLOURS.index)
     by_colour = f"card-{colours[0]}-{colours[1]}"
     colour_sure = min(sure for _, _, sure in slots)
     if by_colour not in CARD_SLOTS or colour_sure <= 0.0:
         return (CardRead(label if label in CARD_SLOTS else UNKNOWN, min(confidence, colour_sure), xy),)
-    if label in CARD_SLOTS and label != by_colour:
-        return (CardRead(by_colour, min(colour_sure, 0.3), xy),)  # the two disagree: a person looks
     card_sure = confidence if label == by_colour else colour_sure
+    if label in CARD_SLOTS and label != by_colour:
+        card_sure = min(colour_sure, 0.3)  # the two disagree: a person looks
     ducks: list[tuple[int, Any]] = []
     free = list(enumerate(CARD_SLOTS[by_colour]))
     token_sure = min(min(1.0, abs(share - SLOT_SHARE) / SLOT_SURE) for _, share, _ in slots)

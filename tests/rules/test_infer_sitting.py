@@ -283,3 +283,28 @@ def test_SIT_T1_a_hand_over_the_pile_alone_after_the_turns_card_may_be_a_second_
     assert table.lay(AFTER_FIRE_ON_3) == []
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "fire" and "2 cards" in pending.why
+
+
+def test_SIT_A2_a_hand_over_the_pile_after_the_line_changed_is_no_second_card_when_its_card_cannot_make_that_change():
+    """Sitting seed 14: the line changed first (the card to be laid after), a hand passed over
+    the pile alone, its top unchanged, then the turn's card was laid. A turn unseen before this
+    one would have laid its card before this change, and the top's card cannot make it: one
+    card was laid this turn, not two."""
+    table = aimed()
+    assert table.lay(AFTER_FIRE_ON_3) == []  # the change first: no card yet
+    assert table.lay({PLAYED_ZONE: ["action-aim"]}, frames=4) == []  # a hand; the top still reads Aim
+    applied = table.lay({PLAYED_ZONE: ["action-fire"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
+
+
+def test_SIT_A2_a_hand_over_the_pile_while_the_line_was_still_changing_is_still_a_second_card():
+    """Only a hand seen once the line read as it does at the end counts as passing: one seen
+    while the line was half changed may have laid a card of a turn unseen, and is asked."""
+    table = aimed()
+    half = line(("water",), ("duck-blue",), (), ("water",), ("duck-orange",), ("water",))
+    assert table.lay(half) == []  # the green duck taken off, the line not yet closed up
+    assert table.lay({PLAYED_ZONE: ["action-aim"]}, frames=4) == []  # a hand; the top still reads Aim
+    assert table.lay(AFTER_FIRE_ON_3) == []
+    assert table.lay({PLAYED_ZONE: ["action-fire"]}) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "fire" and "2 cards" in pending.why

@@ -399,6 +399,17 @@ def test_DUCKY_a_card_the_classifier_and_the_slots_name_differently_is_unsure() 
     assert [r.label for r in reads] == ["card-yellow-green"] and reads[0].confidence < 0.5
 
 
+def test_DUCKY_T5_a_token_is_read_on_a_card_the_classifier_names_otherwise() -> None:
+    """A token hiding its slot's print makes the classifier name another card now and then: the
+    token is still read (the card stays unsure), so the card's ducks do not come and go from
+    frame to frame (which dated a fished duck after the hand had left, as if no hand laid it)."""
+    from ducktable.vision.pile_reading import ducky_card
+
+    reads = ducky_card(_card_with_tokens("card-green-blue", (0,)), "card-blue-blue", 0.9)
+    assert [r.label for r in reads] == ["card-green-blue", "duck-green"]
+    assert reads[0].confidence < 0.5 and reads[1].confidence >= 0.5
+
+
 # ---- Sitting Ducks ---------------------------------------------------------------------------------
 
 @cache
