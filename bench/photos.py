@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder, enrollable, found_card
-from ducktable.vision.features import CardFeatures, PhotoDeck
+from ducktable.vision.features import CardFeatures, PhotoDeck, ink_layouts
 from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME, find_photo_cards, nameable
 
 KS = (1, 2, 5)
@@ -45,6 +45,10 @@ class Photos:
     find_ms: float = 0.0
     embed_ms: float = 0.0
     hidden: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    layouts: np.ndarray | None = None
+    """Ink layouts of each crop and of its half-turned twin (:func:`ink_layout`), for the
+    naming's second look; None leaves it out."""
+    turned_layouts: np.ndarray | None = None
 
     def hidden_share(self, row: int) -> float:
         return float(self.hidden[row]) if len(self.hidden) else 0.0
@@ -117,10 +121,11 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
         rows.append(features.embed([crop]))
         embed_s += time.perf_counter() - started
     embeddings = np.vstack(rows) if rows else np.zeros((0, features.dim), np.float32)
-    turned = features.embed([cv2.rotate(c, cv2.ROTATE_180) for c in cut])
+    turned_cut = [cv2.rotate(c, cv2.ROTATE_180) for c in cut]
+    turned = features.embed(turned_cut)
     return Photos(labels, embeddings, turned, files, not_found,
                   1000 * find_s / max(files, 1), 1000 * embed_s / max(len(cut), 1),
-                  np.array(hidden, np.float64))
+                  np.array(hidden, np.float64), ink_layouts(cut), ink_layouts(turned_cut))
 
 
 def crops_of(folder: Path, *, crops: bool = False, limit: int = 60,
@@ -161,6 +166,7 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
         if unknown:
             enrolled = sorted(rng.sample(usable, len(usable) // 2))
         views: dict[str, np.ndarray] = {}
+        layouts: dict[str, np.ndarray] = {}
         tests: list[int] = []
         for label in usable:
             rows = by_label[label][:]
@@ -171,11 +177,15 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
                     tests += rows
                     continue
                 views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
+                if photos.layouts is not None and photos.turned_layouts is not None:
+                    layouts[label] = np.vstack([photos.layouts[chosen],
+                                                photos.turned_layouts[chosen]])
                 tests += [row for row in rows if row not in chosen]
             else:
                 tests += rows
-        deck = PhotoDeck.fit(views)
-        matches = deck.match(photos.embeddings[tests])
+        deck = PhotoDeck.fit(views, layouts if photos.layouts is not None else None)
+        matches = deck.match(photos.embeddings[tests], layouts=None if photos.layouts is None
+                             else photos.layouts[tests])
         for row, match in zip(tests, matches, strict=True):
             truth = photos.labels[row]
             said = match.label if nameable(photos.hidden_share(row)) else UNKNOWN

@@ -41,6 +41,7 @@ from ducktable.vision.features import (
     PHOTO_DECK_FILE,
     CardFeatures,
     PhotoDeck,
+    enrolment_layouts,
     enrolment_views,
 )
 from ducktable.vision.photo_finder import FoundCard, find_photo_cards
@@ -254,7 +255,7 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     usable = {label: crops for label, crops in crops_by_label.items() if crops}
     if views is None:
         views = enrolment_views(CardFeatures.load(), usable)
-    PhotoDeck.fit(views).save(deck_dir / PHOTO_DECK_FILE)
+    PhotoDeck.fit(views, enrolment_layouts(usable)).save(deck_dir / PHOTO_DECK_FILE)
     shown = deck_dir / "crops"
     shown.mkdir(exist_ok=True)
     for old in shown.glob("*.png"):

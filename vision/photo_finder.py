@@ -95,12 +95,30 @@ def photo_crops(image: np.ndarray) -> list[np.ndarray]:
 
 
 def silhouette_card(image: np.ndarray) -> np.ndarray | None:
-    """The outline of the one card found as a region of ``image``, or ``None``."""
+    """The outline of the one card found as a region of ``image``, or ``None``. The regions of
+    the lightness, whiteness and unlike-the-border masks are tried first, whole card then held
+    card; the paper-colour mask only when they find nothing (it cuts a card free of a hand or
+    a lamp's spot it touches, but outlines a card it need not cut less closely)."""
     h, w = image.shape[:2]
     scale = WORK_SIDE / max(h, w)
     small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
                        interpolation=cv2.INTER_AREA)
-    regions = list(_regions(small))
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    for masks, spill in ((_masks(lab), None), ([_paper_mask(lab)], lab)):
+        regions = list(_regions(masks, small.shape[:2]))
+        best = _whole_card(regions, small.shape[:2], spill)
+        if best is None:
+            best = _held_card(regions, small)
+        if best is not None:
+            return _order_portrait(best[1] / scale)
+    return None
+
+
+def _whole_card(regions: list[np.ndarray], shape: tuple[int, int],
+                spill_lab: np.ndarray | None = None) -> tuple[float, np.ndarray] | None:
+    """The best card outline bounded by the four longest sides of a region's hull; given the
+    photo (``spill_lab``), only one past whose sides the card's colour does not go on (a
+    patterned thing's patch of the paper's colour is card-shaped too)."""
     best: tuple[float, np.ndarray] | None = None
     for region in regions:
         quad = _four_sides(region)
@@ -108,12 +126,12 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
             quad = _fitted_to_outline(quad, region)
         if quad is None:
             continue
-        score = _card_score(quad, region, small.shape[:2])
-        if score is not None and (best is None or score > best[0]):
+        score = _card_score(quad, region, shape)
+        if score is None or (spill_lab is not None and spill_beyond(quad, spill_lab) > MAX_SPILL):
+            continue
+        if best is None or score > best[0]:
             best = (score, quad)
-    if best is None:
-        best = _held_card(regions, small)
-    return None if best is None else _order_portrait(best[1] / scale)
+    return best
 
 
 def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.ndarray] | None:
@@ -165,27 +183,54 @@ def _inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
 
 
 # ---- regions ---------------------------------------------------------------------------------
-def _masks(small: np.ndarray) -> Iterator[np.ndarray]:
-    """Three guesses at what is card: lighter than the rest, whiter than the rest, unlike the
-    photo's border (each split by Otsu's threshold)."""
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+def _masks(lab: np.ndarray) -> list[np.ndarray]:
+    """Three guesses at what is card in a photo (``lab``, float Lab): lighter than the rest,
+    whiter than the rest, unlike the photo's border (each split by Otsu's threshold)."""
     lightness = lab[..., 0]
     chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
     border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3),
                              lab[:, :4].reshape(-1, 3), lab[:, -4:].reshape(-1, 3)])
     unlike_border = np.sqrt(((lab - np.median(border, axis=0)) ** 2).sum(axis=-1))
+    masks = []
     for channel in (lightness, lightness - 2.0 * chroma, 2.0 * unlike_border):
         grey = np.clip(channel, 0, 255).astype(np.uint8)
         _, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        yield mask
+        masks.append(mask)
+    return masks
 
 
-def _regions(small: np.ndarray) -> Iterator[np.ndarray]:
+PAPER_SHARE = 2.0
+"""Percent of a photo's pixels, the lightest, whose median colour is taken for the card's
+paper."""
+
+PAPER_COLOUR = 8.0
+"""Largest distance in the a*b* plane (OpenCV's 0-255 Lab) from that paper colour for a pixel
+to count as paper: a hand in dim light is 10-15 from it, a lamp's spot on green cloth 20 and
+more, though both may be as light as the card."""
+
+PAPER_LIGHT = 0.55
+"""Least lightness, as a share of the paper's, of a pixel counted as paper (the card's far end
+in the dark corner of a vignetted webcam frame)."""
+
+
+def _paper_mask(lab: np.ndarray) -> np.ndarray:
+    """The pixels of the colour of the photo's lightest ones, and not much darker. A single
+    threshold over lightness or whiteness joins a card to a hand touching it, or to a lamp's
+    bright spot on the cloth, when those are as light as the card in a dim frame; they differ
+    from its paper in colour."""
+    lightness = lab[..., 0]
+    whiteness = lightness - 2.0 * np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+    paper = np.median(lab[whiteness >= np.percentile(whiteness, 100 - PAPER_SHARE)], axis=0)
+    colour = np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2])
+    return ((colour <= PAPER_COLOUR) & (lightness >= PAPER_LIGHT * paper[0])).astype(np.uint8) * 255
+
+
+def _regions(masks: list[np.ndarray], shape: tuple[int, int]) -> Iterator[np.ndarray]:
     """Outer outlines of the masks' large regions, after closing small gaps and opening at two
     sizes (the larger one cuts a fingertip's narrow bridge to the card)."""
-    h, w = small.shape[:2]
+    h, w = shape
     close = np.ones((3, 3), np.uint8)
-    for mask in _masks(small):
+    for mask in masks:
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close, iterations=2)
         for size in _OPENINGS:
             opened = cv2.morphologyEx(

@@ -170,3 +170,30 @@ def test_a_card_cut_by_the_pictures_edge_counts_as_cut_not_as_a_hand() -> None:
         assert not enrollable(found.hidden.total)
     assert "the picture's edge cuts off part of the card" in hidden_message(
         "IMG_1.jpg", FoundCard(truth, np.zeros((150, 100, 3), np.uint8), hidden))
+
+
+def white_playing_card() -> np.ndarray:
+    """A plain white card (200 x 300) with red pips and a red index, as playing cards print."""
+    card = np.full((300, 200, 3), 235, np.uint8)
+    for x, y in [(60, 70), (140, 70), (100, 150), (60, 230), (140, 230)]:
+        cv2.circle(card, (x, y), 18, (40, 40, 200), -1)
+    cv2.putText(card, "7", (8, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (40, 40, 200), 3)
+    return card
+
+
+@pytest.mark.parametrize("spot", [140, 170])
+def test_a_card_between_a_lamps_bright_spot_and_a_hand_is_cut_free_by_its_paper_colour(
+        spot: int) -> None:
+    photo, truth = photo_with_card((380, 260), 280, 35, vignette=False, card=white_playing_card())
+    h, w = photo.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    glow = spot * np.exp(-(((xx - 0.35 * w) / (0.2 * w)) ** 2 + ((yy - 0.6 * h) / (0.35 * h)) ** 2))
+    cloth = np.abs(photo.astype(np.int32) - np.array([40, 80, 30])).sum(axis=-1) <= 60
+    photo = np.clip(photo + (glow * cloth)[..., None], 0, 255).astype(np.uint8)
+    skin = (120, 140, 175)  # a hand in dim light, as light as the card
+    cv2.ellipse(photo, (620, 200), (90, 160), 0, 0, 360, skin, -1)
+    for y in (150, 230):
+        cv2.line(photo, (620, y), (480, y + 20), skin, 30)
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.04 * 280

@@ -1,0 +1,73 @@
+"""The photo deck's second look: two cards of one design that differ in a pip are told apart by
+where their ink is, and a crop whose layout says the runner-up is answered unknown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+from ducktable.rules.decks import UNKNOWN
+from ducktable.vision.features import SECOND_LOOK_GAP, PhotoDeck, ink_layout, ink_layouts
+
+PIPS_6 = [(60, 70), (140, 70), (60, 150), (140, 150), (60, 230), (140, 230)]
+PIPS_7 = [*PIPS_6, (100, 110)]
+
+
+def pip_card(pips: list[tuple[int, int]], light: float = 1.0, shift: int = 0) -> np.ndarray:
+    """A white card (200 x 300) with red pips, under ``light``, cut ``shift`` px off."""
+    card = np.full((300, 200, 3), 235, np.uint8)
+    for x, y in pips:
+        cv2.circle(card, (x, y), 16, (40, 40, 200), -1)
+    card = np.clip(card.astype(np.float32) * light, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(card[shift:300 - shift // 2, shift // 2:200 - shift])
+
+
+def test_a_seven_is_laid_out_closer_to_a_seven_than_to_a_six_in_another_light() -> None:
+    six, seven = ink_layout(pip_card(PIPS_6)), ink_layout(pip_card(PIPS_7))
+    photo = ink_layout(pip_card(PIPS_7, light=0.6, shift=4))
+    assert float(photo @ seven) > float(photo @ six) + 0.05
+    assert abs(float(np.linalg.norm(photo)) - 1.0) < 1e-5
+
+
+def twin_deck(layouts: bool) -> tuple[PhotoDeck, dict[str, np.ndarray]]:
+    """A deck whose 6 and 7 have nearly the same embedding (what the features network sees of
+    two cards of one design), and a far-off ace; and its views."""
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(3, 32)).astype(np.float32)
+    base[1] = base[0] + 0.02 * rng.normal(size=32).astype(np.float32)
+    views = {label: base[i] + 0.01 * rng.normal(size=(4, 32)).astype(np.float32)
+             for i, label in enumerate(("6", "7", "A"))}
+    cards = {"6": PIPS_6, "7": PIPS_7, "A": [(100, 150)]}
+    inks = {label: ink_layouts([pip_card(cards[label], light=0.9 + 0.05 * i) for i in range(4)])
+            for label in views}
+    return PhotoDeck.fit(views, inks if layouts else None), views
+
+
+def nearer_to(views: dict[str, np.ndarray], label: str, other: str) -> np.ndarray:
+    """An embedding a little nearer to ``label``'s views than to ``other``'s."""
+    return (0.8 * views[label].mean(axis=0) + 0.2 * views[other].mean(axis=0))[None, :]
+
+
+def test_a_six_taken_for_a_seven_by_a_hair_is_answered_unknown_when_its_layout_is_a_six() -> None:
+    deck, views = twin_deck(layouts=True)
+    embedding = nearer_to(views, "7", "6")
+    without = deck.match(embedding, min_raw=0.0, min_gap=0.0)[0]
+    assert without.nearest == "7" and without.gap < SECOND_LOOK_GAP
+    assert without.label == "7"  # no layout given: the embedding alone names it
+    six = ink_layouts([pip_card(PIPS_6, light=0.7, shift=3)])
+    assert deck.match(embedding, min_raw=0.0, min_gap=0.0, layouts=six)[0].label == UNKNOWN
+    seven = ink_layouts([pip_card(PIPS_7, light=0.7, shift=3)])
+    assert deck.match(embedding, min_raw=0.0, min_gap=0.0, layouts=seven)[0].label == "7"
+
+
+def test_a_deck_without_layouts_names_as_before_and_layouts_survive_saving(tmp_path: Path) -> None:
+    old, views = twin_deck(layouts=False)
+    embedding = nearer_to(views, "7", "6")
+    six = ink_layouts([pip_card(PIPS_6)])
+    assert old.match(embedding, min_raw=0.0, min_gap=0.0, layouts=six)[0].label == "7"
+    deck, _ = twin_deck(layouts=True)
+    deck.save(tmp_path / "deck.npz")
+    again = PhotoDeck.read(tmp_path / "deck.npz")
+    assert again.layouts is not None and np.allclose(again.layouts, deck.layouts)
+    assert again.match(embedding, min_raw=0.0, min_gap=0.0, layouts=six)[0].label == UNKNOWN
