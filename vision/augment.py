@@ -412,7 +412,7 @@ def table_camera_crop(card: Image, rng: np.random.Generator, *, size: tuple[int,
                                         (1.5, (1.5, 4.0), (60, 96), False)):
         sigma = rng.uniform(0.0, focus)
         if sigma > 0.3:
-            out = cv2.GaussianBlur(out, (0, 0), sigma)
+            out = np.asarray(cv2.GaussianBlur(out, (0, 0), sigma), np.float32)
         spread = rng.uniform(*noise)
         if shot:  # the scene's sensor: one field for all channels, stronger where bright
             field = rng.standard_normal(out.shape[:2] + (1,)).astype(np.float32) * spread
