@@ -363,7 +363,8 @@ def write_manifest(model_path: Path, labels: Sequence[str], thresholds: dict[str
 
 
 # ---- threshold calibration (onnxruntime only) ------------------------------------------------
-def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
+def calibrate(model_path: Path, seed: int = 123, class_threshold: float | None = None
+              ) -> dict[str, float]:
     """Pick the two rejection thresholds by running the classifier on held-out invented decks.
 
     * class threshold: the highest that still keeps (all but 0.3% of) the reference crops the
@@ -371,6 +372,9 @@ def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
     * prototype threshold: as many enrolled cards right as possible while at least 95% of
       cards from decks not enrolled stay ``unknown``, measured by enrolling half of the held-out
       invented decks from two views per card and querying all of them.
+
+    ``class_threshold`` pins the first instead (a model whose reference crops are read less
+    surely, as one trained on a table camera's blurred crops, is otherwise given a lower one).
     """
     from ducktable.vision.classify import CardClassifier
     from ducktable.vision.enroll import deck_prototypes
@@ -392,8 +396,8 @@ def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
         return CardClassifier(c.session, manifest, c.prototypes)
 
     base = _base_error(clf, ref_crops, ref_truth)
-    class_t = float(grid[0])
-    for t in grid:
+    class_t = float(grid[0]) if class_threshold is None else class_threshold
+    for t in grid if class_threshold is None else []:
         trial = with_thresholds(clf, t, 0.99)
         lost = np.mean([r.label != w for r, w in zip(trial.classify(ref_crops), ref_truth,
                                                         strict=True)])
@@ -445,13 +449,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="start from this exported model (fine-tuning) instead of random weights")
     parser.add_argument("--threads", type=int, default=2,
                         help="torch threads (1 is faster when other jobs share the CPU)")
+    parser.add_argument("--class-threshold", type=float, metavar="T",
+                        help="use T as the model classes' threshold instead of calibrating it")
     parser.add_argument("--no-evaluate", action="store_true",
                         help="skip the benchmark and model card (quick experiments)")
     parser.add_argument("--recalibrate", type=Path, metavar="MODEL",
                         help="only re-pick the thresholds of an existing model (no torch needed)")
     args = parser.parse_args(argv)
     if args.recalibrate is not None:
-        return _recalibrate(args.recalibrate)
+        return _recalibrate(args.recalibrate, args.class_threshold)
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -473,10 +479,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         export_onnx(net, labels, draft)
         write_manifest(draft, labels, {"class": 0.5, "prototype": 0.5}, config.scale, {})
         print("calibrating the rejection thresholds ...", flush=True)
-        thresholds = calibrate(draft)
+        thresholds = calibrate(draft, class_threshold=args.class_threshold)
         model_path.write_bytes(draft.read_bytes())
     started_from = (f" --lr {config.lr:g} --init {config.init}" if config.init is not None
                     else "")
+    if args.class_threshold is not None:
+        started_from += f" --class-threshold {args.class_threshold:g}"
     training = {
         "command": f"python -m ducktable.training.classifier --steps {config.steps} "
                    f"--seed {config.seed} --threads {config.threads}{started_from}",
@@ -509,10 +517,10 @@ def _training_command(model_path: Path) -> str | None:
     return f"{before}, then {command}" if before and command else command
 
 
-def _recalibrate(model_path: Path) -> int:
+def _recalibrate(model_path: Path, class_threshold: float | None = None) -> int:
     path = manifest_path(model_path)
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    thresholds = calibrate(model_path)
+    thresholds = calibrate(model_path, class_threshold=class_threshold)
     manifest["thresholds"] = thresholds
     path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"thresholds of {model_path}: {thresholds}")
