@@ -372,6 +372,18 @@ def run(model_path: Path, *, quick: bool = False, seed: int = 2024,
 
 
 # ---- the model card --------------------------------------------------------------------------
+def _commands(t: dict[str, Any]) -> str:
+    """How the model was made: one command, or the model it was fine-tuned from and then the
+    fine-tuning (``--init``: a table camera's crops and DUCK's yellow faces learned better)."""
+    command = f"`{t.get('command', 'python -m ducktable.training.classifier')}`"
+    if not t.get("init"):
+        return command + " (`make model` runs it with the defaults: the same but 2 threads)"
+    return (f"first `{t.get('init_command')}` (the model SHA-256 `{t['init']}`, into a folder of its "
+            f"own), then {command} on it, writing here (a fine-tuning: the first model's weights "
+            f"as the start, {t.get('camera_share', 0):.0%} of our faces cut as from a table "
+            f"camera's picture, {t.get('hard_faces', '')} drawn more often)")
+
+
 def write_card(model_path: Path, fig: Figures, card_path: Path, png_name: str) -> None:
     m = json.loads(manifest_path(model_path).read_text(encoding="utf-8"))
     t = m.get("training", {})
@@ -464,8 +476,7 @@ one of them than to any of ours is rejected. The alternate edition and the stand
 are never used in training or calibration; thresholds are calibrated on 40 further invented
 decks.
 
-* Command: `{t.get('command', 'python -m ducktable.training.classifier')}` (`make model` runs it with
-  the defaults: the same but 2 threads), seed
+* Command: {_commands(t)}, seed
   {t.get('seed', 0)}, {t.get('steps', '?')} steps of {t.get('batch', '?')} crops
   ({t.get('samples', '?')} samples), {t.get('loss', '')}, AdamW with one-cycle schedule.
 * Training time: {t.get('seconds', 0) / 60:.1f} min with {t.get('threads', 2)} torch thread(s)

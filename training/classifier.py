@@ -92,6 +92,9 @@ class TrainingData:
     foreign_share: float = 0.40
     printings: Sequence[int] = PRINTINGS
     printing_share: float = 0.5  # of our faces, drawn from an invented printing
+    camera_share: float = 0.3  # of our faces, cut as from a table camera's picture
+    hard_faces: str = "duck/yellow-"  # faces drawn more often: a coloured index hard to read
+    hard_weight: float = 3.0
 
     def __post_init__(self) -> None:
         self.labels = class_labels()
@@ -104,6 +107,9 @@ class TrainingData:
         self.n_classes = len(self.labels) + len(self.foreign)
         self.back_index = self.labels.index(BACK)
         self.unknown_index = self.labels.index(UNKNOWN)
+        weights = np.array([self.hard_weight if self.hard_faces and lab.startswith(self.hard_faces)
+                            else 1.0 for lab in self.labels if "/" in lab] + [1.0])  # + back
+        self.face_odds = weights / weights.sum()
 
     def sample(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         r = rng.random()
@@ -114,14 +120,23 @@ class TrainingData:
         if r < self.unknown_share + self.foreign_share:
             k = int(rng.integers(len(self.foreign)))
             return augment.augment_card(self.foreign[k], rng, size=size), len(self.labels) + k
-        k = int(rng.integers(len(self.faces) + 1))
+        k = int(rng.choice(len(self.face_odds), p=self.face_odds))
         if k == len(self.faces):
             back = self.backs[int(rng.integers(len(self.backs)))]
-            return augment.augment_card(back, rng, size=size), self.back_index
+            return self._photographed(back, rng), self.back_index
         face = self.faces[k]
         if self.printings and rng.random() < self.printing_share:
             face = self.variants[k][int(rng.integers(len(self.printings)))]
-        return augment.augment_card(face, rng, size=size), k
+        return self._photographed(face, rng), k
+
+    def _photographed(self, card: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One of our cards as the classifier meets it: mostly a detector's crop of a photo,
+        sometimes as the table reader cuts it from a table camera's small, twice-compressed
+        picture."""
+        size = (INPUT_W, INPUT_H)
+        if rng.random() < self.camera_share:
+            return augment.table_camera_crop(card, rng, size=size)
+        return augment.augment_card(card, rng, size=size)
 
     def batches(self, batch_size: int, worker: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         rng = np.random.default_rng([self.seed, worker])
@@ -199,6 +214,7 @@ class TrainConfig:
     margin: float = 0.2
     seed: int = 0
     threads: int = 2
+    init: Path | None = None  # a shipped model to start from (fine-tuning) instead of random
 
 
 def train(config: TrainConfig, data: TrainingData, progress: bool = True) -> Any:
@@ -210,6 +226,9 @@ def train(config: TrainConfig, data: TrainingData, progress: bool = True) -> Any
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     net = build_network(data.n_classes)
+    if config.init is not None:
+        first, _ = next(data.batches(config.batch, worker=1))
+        load_exported(net, config.init, torch.from_numpy(first))
     opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=config.lr, total_steps=config.steps,
                                                 pct_start=0.1)
@@ -239,6 +258,43 @@ def train(config: TrainConfig, data: TrainingData, progress: bool = True) -> Any
         bar.set_postfix(loss=f"{running:.3f}", refresh=False)
     net.eval()
     return net
+
+
+def load_exported(net: Any, model_path: Path, batch: Any) -> None:
+    """Set ``net`` to the exported model ``model_path`` (same network, same classes).
+
+    The export folds each BatchNorm into its convolution; each is unfolded again with the
+    statistics of ``batch`` (a training batch), so that in training mode the network computes
+    what the shipped model computes on such crops and fine-tuning starts where it left off.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(model_path)).graph
+    weights = {t.name: np.array(numpy_helper.to_array(t)) for t in graph.initializer}
+    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    mats = sorted((weights[n.input[1]] for n in graph.node if n.op_type == "MatMul"
+                   and n.input[1] in weights), key=lambda m: m.shape[1])
+    known, rest = mats  # our classes but unknown; unknown and the invented cards
+    if len(convs) != 6 or known.shape[1] + rest.shape[1] != net.prototypes.shape[0]:
+        raise ValueError(f"{model_path} is not a model of this network and these classes")
+    with torch.no_grad():
+        net.project[1].weight.copy_(torch.from_numpy(weights["net.project.1.weight"]))
+        net.project[1].bias.copy_(torch.from_numpy(weights["net.project.1.bias"]))
+        net.prototypes.copy_(torch.from_numpy(np.concatenate([known, rest], axis=1).T.copy()))
+        x = batch
+        for block, (w, b) in zip(net.features, convs, strict=True):
+            conv, norm = block[0], block[1]
+            conv.weight.copy_(torch.from_numpy(w))
+            y = conv(x)
+            mean, var = y.mean(dim=(0, 2, 3)), y.var(dim=(0, 2, 3), unbiased=False)
+            bias = torch.from_numpy(b)
+            norm.weight.copy_(torch.sqrt(var + norm.eps))
+            norm.bias.copy_(mean + bias)
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            x = torch.relu(y + bias[None, :, None, None])
 
 
 class _BatchStream:
@@ -307,7 +363,8 @@ def write_manifest(model_path: Path, labels: Sequence[str], thresholds: dict[str
 
 
 # ---- threshold calibration (onnxruntime only) ------------------------------------------------
-def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
+def calibrate(model_path: Path, seed: int = 123, class_threshold: float | None = None
+              ) -> dict[str, float]:
     """Pick the two rejection thresholds by running the classifier on held-out invented decks.
 
     * class threshold: the highest that still keeps (all but 0.3% of) the reference crops the
@@ -315,6 +372,9 @@ def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
     * prototype threshold: as many enrolled cards right as possible while at least 95% of
       cards from decks not enrolled stay ``unknown``, measured by enrolling half of the held-out
       invented decks from two views per card and querying all of them.
+
+    ``class_threshold`` pins the first instead (a model whose reference crops are read less
+    surely, as one trained on a table camera's blurred crops, is otherwise given a lower one).
     """
     from ducktable.vision.classify import CardClassifier
     from ducktable.vision.enroll import deck_prototypes
@@ -336,8 +396,8 @@ def calibrate(model_path: Path, seed: int = 123) -> dict[str, float]:
         return CardClassifier(c.session, manifest, c.prototypes)
 
     base = _base_error(clf, ref_crops, ref_truth)
-    class_t = float(grid[0])
-    for t in grid:
+    class_t = float(grid[0]) if class_threshold is None else class_threshold
+    for t in grid if class_threshold is None else []:
         trial = with_thresholds(clf, t, 0.99)
         lost = np.mean([r.label != w for r, w in zip(trial.classify(ref_crops), ref_truth,
                                                         strict=True)])
@@ -384,15 +444,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=TrainConfig.steps)
     parser.add_argument("--batch", type=int, default=TrainConfig.batch)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr", type=float, default=TrainConfig.lr, help="the highest learning rate")
+    parser.add_argument("--init", type=Path, metavar="MODEL",
+                        help="start from this exported model (fine-tuning) instead of random weights")
     parser.add_argument("--threads", type=int, default=2,
                         help="torch threads (1 is faster when other jobs share the CPU)")
+    parser.add_argument("--class-threshold", type=float, metavar="T",
+                        help="use T as the model classes' threshold instead of calibrating it")
     parser.add_argument("--no-evaluate", action="store_true",
                         help="skip the benchmark and model card (quick experiments)")
     parser.add_argument("--recalibrate", type=Path, metavar="MODEL",
                         help="only re-pick the thresholds of an existing model (no torch needed)")
     args = parser.parse_args(argv)
     if args.recalibrate is not None:
-        return _recalibrate(args.recalibrate)
+        return _recalibrate(args.recalibrate, args.class_threshold)
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -400,7 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     config = TrainConfig(steps=args.steps, batch=args.batch, seed=args.seed,
-                         threads=args.threads)
+                         threads=args.threads, lr=args.lr, init=args.init)
     start = time.perf_counter()
     print("rendering the training cards ...", flush=True)
     data = TrainingData(seed=args.seed)
@@ -414,11 +479,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         export_onnx(net, labels, draft)
         write_manifest(draft, labels, {"class": 0.5, "prototype": 0.5}, config.scale, {})
         print("calibrating the rejection thresholds ...", flush=True)
-        thresholds = calibrate(draft)
+        thresholds = calibrate(draft, class_threshold=args.class_threshold)
         model_path.write_bytes(draft.read_bytes())
+    started_from = (f" --lr {config.lr:g} --init {config.init}" if config.init is not None
+                    else "")
+    if args.class_threshold is not None:
+        started_from += f" --class-threshold {args.class_threshold:g}"
     training = {
         "command": f"python -m ducktable.training.classifier --steps {config.steps} "
-                   f"--seed {config.seed} --threads {config.threads}",
+                   f"--seed {config.seed} --threads {config.threads}{started_from}",
+        "init": None if config.init is None else file_sha256(config.init),
+        "init_command": None if config.init is None else _training_command(config.init),
+        "lr": config.lr, "camera_share": data.camera_share,
+        "hard_faces": f"{data.hard_faces}* x{data.hard_weight:g}",
         "steps": config.steps, "batch": config.batch, "seed": config.seed,
         "samples": config.steps * config.batch, "seconds": round(train_seconds, 1),
         "threads": config.threads, "loss": f"CosFace s={config.scale} m={config.margin}",
@@ -436,10 +509,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _recalibrate(model_path: Path) -> int:
+def _training_command(model_path: Path) -> str | None:
+    """The command that made an exported model (with its own start, if it was fine-tuned)."""
+    training = json.loads(manifest_path(model_path).read_text(encoding="utf-8")).get("training", {})
+    command = training.get("command")
+    before = training.get("init_command")
+    return f"{before}, then {command}" if before and command else command
+
+
+def _recalibrate(model_path: Path, class_threshold: float | None = None) -> int:
     path = manifest_path(model_path)
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    thresholds = calibrate(model_path)
+    thresholds = calibrate(model_path, class_threshold=class_threshold)
     manifest["thresholds"] = thresholds
     path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"thresholds of {model_path}: {thresholds}")

@@ -388,3 +388,42 @@ def capture(image: Image, look: CaptureLook, rng: np.random.Generator, *, noise:
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, look.quality])
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
     return np.asarray(decoded) if decoded is not None else out
+
+
+def table_camera_crop(card: Image, rng: np.random.Generator, *, size: tuple[int, int] = (100, 150),
+                      card_width: tuple[float, float] = (50.0, 105.0)) -> Image:
+    """``card`` as the table reader cuts it from a table camera's picture (training only).
+
+    A camera over the table sees a card only ``card_width`` pixels across, and its picture is
+    blurred, noisy and JPEG-compressed twice (the scene's render, then the camera's delivery),
+    each time with the colour kept at half resolution (4:2:0). A coloured index with little
+    brightness contrast to its paper (DUCK's yellow digits) lives almost only in that colour,
+    so this is what blurs a yellow 5 into an 8. The crop is cut at that small size and
+    scaled up to ``size`` as :func:`~ducktable.vision.detect.crop_card` scales it.
+    """
+    width = rng.uniform(*card_width)
+    small = (max(16, round(width)), max(24, round(width * card.shape[0] / card.shape[1])))
+    face = cv2.resize(card, small, interpolation=cv2.INTER_AREA)
+    crop = detector_crop(face, rng, size=small, jitter=0.025,
+                         surround=surface(rng, (small[0] // 2, small[1] // 2)))
+    out = crop.astype(np.float32)
+    out *= rng.uniform(0.75, 1.15) * rng.uniform(0.9, 1.1, 3).astype(np.float32)  # light, balance
+    for focus, noise, quality, shot in ((1.4, (1.0, 6.0), (45, 96), True),
+                                        (1.5, (1.5, 4.0), (60, 96), False)):
+        sigma = rng.uniform(0.0, focus)
+        if sigma > 0.3:
+            out = np.asarray(cv2.GaussianBlur(out, (0, 0), sigma), np.float32)
+        spread = rng.uniform(*noise)
+        if shot:  # the scene's sensor: one field for all channels, stronger where bright
+            field = rng.standard_normal(out.shape[:2] + (1,)).astype(np.float32) * spread
+            out = out + field * (0.5 + out / 255.0)
+        else:
+            out = out + rng.normal(0, spread, out.shape).astype(np.float32)
+        ok, buf = cv2.imencode(".jpg", np.clip(out, 0, 255).astype(np.uint8),
+                               [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*quality))])
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        out = (decoded if decoded is not None else np.clip(out, 0, 255)).astype(np.float32)
+    result = cv2.resize(out.astype(np.uint8), size, interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.5:
+        result = np.ascontiguousarray(result[::-1, ::-1])
+    return result

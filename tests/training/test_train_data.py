@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import cv2
 import numpy as np
 import pytest
@@ -103,3 +105,48 @@ def test_photos_show_one_card_that_the_detector_finds() -> None:
         assert photo.shape == (480, 640, 3)
         found += len(detect_cards(photo)) == 1
     assert found >= 8
+
+
+def test_duck_yellow_faces_are_drawn_more_often_than_the_others(data: TrainingData) -> None:
+    """DUCK's yellow digits are the faces a table camera blurs most: drawn hard_weight times as
+    often as any other face, and the rest of the faces all equally often."""
+    odds = dict(zip([lab for lab in data.labels if "/" in lab] + ["back"], data.face_odds,
+                    strict=True))
+    assert sum(data.face_odds) == pytest.approx(1.0)
+    assert odds["duck/yellow-5"] == pytest.approx(3 * odds["duck/blue-5"])
+    assert odds["duck/blue-5"] == pytest.approx(odds["grey/yellow-7"]) == pytest.approx(odds["back"])
+    flat = TrainingData(seed=5, families=range(1), members=1, printings=(), hard_weight=1.0)
+    assert np.ptp(flat.face_odds) == 0
+
+
+def test_table_camera_crops_lose_a_yellow_index_in_the_colour_jpeg_keeps_coarse() -> None:
+    """The table camera's crop is smaller, blurred and twice JPEG'd with the colour at half
+    resolution: the fine colour detail of a yellow index (its blue-yellow difference, Cb) is
+    mostly gone, more than in the ordinary training view of the same card."""
+    card = render.render_card("duck", "yellow-5", width=120, height=180)
+    rng = np.random.default_rng(4)
+
+    def colour_detail(img: np.ndarray) -> float:
+        cb = cv2.cvtColor(img, cv2.COLOR_BGR2YCrCb)[..., 2].astype(np.float32)
+        return float(np.abs(cv2.Laplacian(cb, cv2.CV_32F)).mean())
+
+    camera = [augment.table_camera_crop(card, rng, size=(100, 150)) for _ in range(12)]
+    assert all(c.shape == (150, 100, 3) and c.dtype == np.uint8 for c in camera)
+    assert len({c.tobytes() for c in camera}) == 12
+    again = augment.table_camera_crop(card, np.random.default_rng(4), size=(100, 150))
+    assert np.array_equal(again, camera[0])
+    clean = colour_detail(cv2.resize(card, (100, 150), interpolation=cv2.INTER_AREA))
+    assert np.mean([colour_detail(c) for c in camera]) < 0.5 * clean
+
+
+def test_some_of_our_faces_are_cut_as_from_a_table_camera() -> None:
+    """camera_share 0 keeps the ordinary views only; 1 gives the table camera's crops only."""
+    ordinary = TrainingData(seed=5, families=range(1), members=1, printings=(), camera_share=0.0)
+    camera = copy.copy(ordinary)
+    camera.camera_share = 1.0
+    face = ordinary.faces[0]
+    for data, view in ((ordinary, augment.augment_card), (camera, augment.table_camera_crop)):
+        rng = np.random.default_rng(9)
+        rng.random()  # the draw that chooses the kind of view
+        assert np.array_equal(data._photographed(face, np.random.default_rng(9)),
+                              view(face, rng, size=(INPUT_W, INPUT_H)))
