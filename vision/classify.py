@@ -459,8 +459,12 @@ class PhotoDecks:
         decks = {d: deck for d, deck in self.decks.items() if games is None or d in games}
         if not decks:
             return found
+        from ducktable.vision.features import ink_layouts
+
         embeddings = self.features.embed(crops)
-        matches = {d: deck.match(embeddings) for d, deck in decks.items()}
+        # only decks enrolled with ink layouts take a second look at near-ties
+        layouts = ink_layouts(crops) if any(deck.layouts is not None for deck in decks.values()) else None
+        matches = {d: deck.match(embeddings, layouts=layouts) for d, deck in decks.items()}
         out = []
         for i, before in enumerate(found):
             said = before.label.split("/", 1)[0]

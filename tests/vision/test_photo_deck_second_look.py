@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
+from ducktable.vision.classify import Classification, PhotoDecks
 from ducktable.vision.features import SECOND_LOOK_GAP, PhotoDeck, ink_layout, ink_layouts
 
 PIPS_6 = [(60, 70), (140, 70), (60, 150), (140, 150), (60, 230), (140, 230)]
@@ -30,12 +31,12 @@ def test_a_seven_is_laid_out_closer_to_a_seven_than_to_a_six_in_another_light() 
     assert abs(float(np.linalg.norm(photo)) - 1.0) < 1e-5
 
 
-def twin_deck(layouts: bool) -> tuple[PhotoDeck, dict[str, np.ndarray]]:
+def twin_deck(layouts: bool, spread: float = 0.02) -> tuple[PhotoDeck, dict[str, np.ndarray]]:
     """A deck whose 6 and 7 have nearly the same embedding (what the features network sees of
     two cards of one design), and a far-off ace; and its views."""
     rng = np.random.default_rng(3)
     base = rng.normal(size=(3, 32)).astype(np.float32)
-    base[1] = base[0] + 0.02 * rng.normal(size=32).astype(np.float32)
+    base[1] = base[0] + spread * rng.normal(size=32).astype(np.float32)
     views = {label: base[i] + 0.01 * rng.normal(size=(4, 32)).astype(np.float32)
              for i, label in enumerate(("6", "7", "A"))}
     cards = {"6": PIPS_6, "7": PIPS_7, "A": [(100, 150)]}
@@ -71,3 +72,25 @@ def test_a_deck_without_layouts_names_as_before_and_layouts_survive_saving(tmp_p
     again = PhotoDeck.read(tmp_path / "deck.npz")
     assert again.layouts is not None and np.allclose(again.layouts, deck.layouts)
     assert again.match(embedding, min_raw=0.0, min_gap=0.0, layouts=six)[0].label == UNKNOWN
+
+
+class _Features:
+    """The features network's stand-in: every crop embeds as ``embedding``."""
+
+    def __init__(self, embedding: np.ndarray) -> None:
+        self.embedding = embedding
+
+    def embed(self, crops: list[np.ndarray]) -> np.ndarray:
+        return np.repeat(self.embedding, len(crops), axis=0)
+
+
+def test_the_live_naming_looks_again_at_a_near_tie_of_a_deck_enrolled_with_layouts() -> None:
+    deck, views = twin_deck(layouts=True, spread=0.2)  # a gap the live thresholds name
+    embedding = nearer_to(views, "7", "6")
+    alone = deck.match(embedding)[0]
+    assert alone.label == "7" and alone.gap < SECOND_LOOK_GAP  # the embedding alone names it
+    found = [Classification(UNKNOWN, 0.0, np.zeros(64, np.float32))]
+    six, seven = pip_card(PIPS_6, light=0.7, shift=3), pip_card(PIPS_7, light=0.7, shift=3)
+    decks = PhotoDecks(_Features(embedding), {"cards": deck})
+    assert decks.rename([six], found, None, ())[0].label == UNKNOWN
+    assert decks.rename([seven], found, None, ())[0].label == "cards/7"
