@@ -314,11 +314,9 @@ def test_DUCKY_T1_a_pawn_moved_before_the_setup_was_confirmed_by_hand_still_move
     assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("move", 0, {"log": 1})]
 
 
-def test_DUCKY_S1_a_card_read_missing_once_as_the_hand_leaves_was_still_laid_by_that_hand():
-    """The hand laying the set-up leaves; in the next frame its fingers still hide one pile's
-    card (the frame is not marked covered there: the pile reads empty), then the card reads.
-    That hand laid the card (ducky seed 13: the set-up was held as a change no hand made, and
-    the first move came before anyone confirmed it)."""
+def set_up_under_a_hand_but_one_card() -> Table:
+    """A hand lays the whole set-up over two frames, then leaves: every zone reads its cards but
+    Ben's second pile, which reads empty."""
     table = Table()
     zones = {**board(), log_zone(0): (pawn_label(0),), log_zone(2): (pawn_label(1),),
              pile_zone(0, 0): (P0_CARDS[0],), pile_zone(0, 1): (P0_CARDS[1],),
@@ -328,6 +326,15 @@ def test_DUCKY_S1_a_card_read_missing_once_as_the_hand_leaves_was_still_laid_by_
     for name, labels in zones.items():
         if name != pile_zone(1, 1):
             table.zones[name] = list(labels)
+    return table
+
+
+def test_DUCKY_S1_a_card_read_missing_once_as_the_hand_leaves_was_still_laid_by_that_hand():
+    """The hand laying the set-up leaves; in the next frame its fingers still hide one pile's
+    card (the frame is not marked covered there: the pile reads empty), then the card reads.
+    That hand laid the card (ducky seed 13: the set-up was held as a change no hand made, and
+    the first move came before anyone confirmed it)."""
+    table = set_up_under_a_hand_but_one_card()
     table._frame()  # the hand has gone, but pile 1 of Ben still reads empty
     table.zones[pile_zone(1, 1)] = [P1_CARDS[1]]
     for _ in range(5):
@@ -339,15 +346,7 @@ def test_DUCKY_S1_a_card_read_missing_once_as_the_hand_leaves_was_still_laid_by_
 def test_DUCKY_S1_a_card_appearing_long_after_the_last_hand_there_is_still_held():
     """Only a hand just before the change counts: a card read where a hand was a second ago
     and nothing since is a change no hand made."""
-    table = Table()
-    zones = {**board(), log_zone(0): (pawn_label(0),), log_zone(2): (pawn_label(1),),
-             pile_zone(0, 0): (P0_CARDS[0],), pile_zone(0, 1): (P0_CARDS[1],),
-             pile_zone(1, 0): (P1_CARDS[0],), pile_zone(1, 1): (P1_CARDS[1],)}
-    table._frame(zones)
-    table._frame(zones)
-    for name, labels in zones.items():
-        if name != pile_zone(1, 1):
-            table.zones[name] = list(labels)
+    table = set_up_under_a_hand_but_one_card()
     for _ in range(12):  # 0.8 s of the pile read empty with no hand
         table._frame()
     table.zones[pile_zone(1, 1)] = [P1_CARDS[1]]
