@@ -108,13 +108,17 @@ class Inferrer:
                 return False, f"a card in {name} could not be recognised"
             if settled.confidence < self.min_confidence:
                 return False, f"the cards in {name} were read with low confidence ({settled.confidence:.2f})"
-            if self.needs_hands and not settled.handled:
+            if self.needs_hands and not self.laid_by_hand(table, name):
                 return False, (f"{name} changed to {', '.join(settled.labels) or 'nothing'} with no hand "
                                "seen near it: cards do not move by themselves, so it may be a misread")
             if settled.agreement < self.min_agreement:
                 return False, (f"the reads of {name} disagree (only {settled.agreement:.0%} of them name "
                                "the same card)")
         return True, ""
+
+    def laid_by_hand(self, table: StabilityTracker, zone: str) -> bool:
+        """Whether a hand was seen over ``zone`` while it changed to what it shows."""
+        return table.settled(zone).handled
 
 
 @dataclass

@@ -163,22 +163,10 @@ class DuckyInferrer(Inferrer):
     def __init__(self, min_confidence: float = 0.5, needs_hands: bool = True) -> None:
         super().__init__(min_confidence, needs_hands=needs_hands)
 
-    def sure(self, table: StabilityTracker, zones: Sequence[str]) -> tuple[bool, str]:
-        """As every game's, but a hand just before a zone's change was first read counts as the
-        hand that made it (see :func:`_laid_by_hand`)."""
-        needs_hands, self.needs_hands = self.needs_hands, False
-        try:
-            sure, problem = super().sure(table, zones)
-        finally:
-            self.needs_hands = needs_hands
-        if not sure or not needs_hands:
-            return sure, problem
-        for name in zones:
-            if not _laid_by_hand(table, name):
-                labels = table.labels(name)
-                return False, (f"{name} changed to {', '.join(labels) or 'nothing'} with no hand "
-                               "seen near it: cards do not move by themselves, so it may be a misread")
-        return True, ""
+    def laid_by_hand(self, table: StabilityTracker, zone: str) -> bool:
+        """A hand just before the zone's change was first read counts too (see
+        :func:`_laid_by_hand`)."""
+        return _laid_by_hand(table, zone)
 
     # -- reading helpers --------------------------------------------------------------------
     @staticmethod
