@@ -73,6 +73,9 @@ PLAYED_ZONE = middle_zone("played")
 LINE_CARDS = frozenset([WATER, *(duck_label(c) for c in SIT_COLOURS)])
 DEFAULT_QUIET_MS = 400
 """How long the line must be free of hands before its change is taken as a finished play."""
+CARD_AFTER_MS = 1000
+"""A player who makes a play's change before laying its card lays it within this long of
+taking their hand off the line."""
 MIN_CONFIDENCE = 0.7
 """Settled reads less sure than this never become an event alone: two like misreads can win a
 vote of three, but they are read with less confidence than the truth."""
@@ -417,7 +420,8 @@ class SittingInferrer(Inferrer):
             if own:
                 if len({sig for _, sig in own}) > 1:
                     doubt = f"the line fits more than one play of {kind.title}"
-                elif laid.look_alike and len(kinds) > 1:
+                elif (laid.look_alike and len(kinds) > 1
+                      and not self._laid_first_and_left_alone(state, table, laid, read, now)):
                     doubt = (f"the card on the pile looks like the one under it ({kind.title}), "
                              "and another card could have made this change")
                 return self._inference(table, Event(kind.etype, seat, own[0][0]), zones,
@@ -430,6 +434,25 @@ class SittingInferrer(Inferrer):
         if len({(e, sig) for e, _, sig in plays}) > 1:
             why = "the line changed in a way several cards could make, and no new card was seen"
         return Inference(Event(etype, seat, data, table.last_ts, "camera"), False, why)
+
+    def _laid_first_and_left_alone(self, state: SittingDucksState, table: StabilityTracker,
+                                   laid: Laying, read: Mapping[int, Labels],
+                                   now: Mapping[int, Labels]) -> bool:
+        """Whether a hand over the pile whose top stayed the same laid this turn's card: it
+        came while the line still lay as the last turn left it, and nobody has reached to the
+        pile in the :data:`CARD_AFTER_MS` since the hands left the change. Had that hand laid
+        nothing and the change's own card been kept for after, it would be on the pile by now."""
+        if not self._agrees(state, dict(laid.line)) or not table.fresh(PLAYED_ZONE):
+            return False
+        last = -1
+        for p in POSITIONS:
+            if read[p] != now[p]:
+                covers = table.covers_since(line_zone(p), self._mark_ts)
+                if covers is None:
+                    return False
+                last = max(last, *covers, -1)
+        return (last >= 0 and not table.covered_since(PLAYED_ZONE, last)
+                and table.last_ts - last >= CARD_AFTER_MS)
 
     def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,
                         laid: Laying | None, doubt: str) -> Inference | None:

@@ -308,3 +308,45 @@ def test_SIT_A2_a_hand_over_the_pile_while_the_line_was_still_changing_is_still_
     assert table.lay({PLAYED_ZONE: ["action-fire"]}) == []
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "fire" and "2 cards" in pending.why
+
+
+def fire_on_the_pile_and_green_aimed_at() -> Table:
+    """Ann aimed at the green duck (3), Ben at the orange (5), Cat shot the orange: a Fire
+    tops the pile and Ann is to play, the green duck still aimed at."""
+    table = aimed()
+    table.lay({PLAYED_ZONE: ["action-aim"]})
+    table.lay({line_zone(5): ["duck-orange", "target"]})
+    table.lay({PLAYED_ZONE: ["action-fire"]})
+    assert [e.type for e in table.lay({line_zone(5): ["water"], line_zone(6): []})][:1] == ["fire"]
+    table.lay({line_zone(6): ["duck-blue"]})  # the pond refills the last place
+    assert table.state.to_move() == 0
+    return table
+
+
+GREEN_SHOT = {line_zone(3): ["water"], line_zone(5): ["duck-blue"], line_zone(6): []}
+"""The line once the green duck in position 3 is shot or taken off (Fire or Billy the Duck)."""
+
+
+def test_SIT_A2_a_fire_laid_on_a_fire_before_its_change_is_taken_once_the_pile_is_left_alone():
+    """Sitting seeds 10 and 16 (whole games): a Fire laid on a Fire, then its duck shot, was
+    asked every time, since Billy the Duck leaves the same line and the hand over the pile
+    might have laid nothing. A player who makes the change first lays its card at once; with
+    the pile untouched for a second after the change, the hand laid this turn's card."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # Ann's Fire on Cat's: the top looks the same
+    assert table.lay(GREEN_SHOT, frames=7) == []  # too soon: a card laid after may still come
+    pending = table.follower.pending
+    assert pending is not None and "looks like the one under it" in pending.why
+    applied = table.wait(10)
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 0, {"position": 3})]
+
+
+def test_SIT_A4_a_hand_over_the_pile_then_a_change_whose_card_comes_after_is_no_fire():
+    """The same table, but the hand over the pile laid nothing, and the change's card (Billy
+    the Duck) is laid just after the change: never taken for a Fire."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # a hand over the pile; no card
+    assert table.lay(GREEN_SHOT, frames=7) == []
+    assert "fire" not in [e.type for e in table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})]
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "billy_the_duck"
