@@ -43,6 +43,7 @@ Pure: stdlib only.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +74,8 @@ PLAYED_ZONE = middle_zone("played")
 LINE_CARDS = frozenset([WATER, *(duck_label(c) for c in SIT_COLOURS)])
 DEFAULT_QUIET_MS = 400
 """How long the line must be free of hands before its change is taken as a finished play."""
+LINGER_GAP_MS = 250
+"""Two frames with a hand over the pile this close together show a hand that stayed there."""
 CARD_AFTER_MS = 1000
 """A player who makes a play's change before laying its card lays it within this long of
 taking their hand off the line."""
@@ -237,6 +240,8 @@ class SittingInferrer(Inferrer):
             self._owed.clear()
         elif self._layings and self._layings[-1].look_alike and self._layings[-1].card == top:
             return  # hands passing the pile again (an arm on its way to the line): still one laying
+        elif not _lingered(table, since):
+            return  # a hand seen over the pile in one frame only passed by: laying a card takes longer
         elif _reaching_for_line(table, since):
             return  # an arm crossing the pile on its way to the line: a card laid there would
             # show a moment with the pile alone under the hand
@@ -517,6 +522,16 @@ def _passing_hand(laying: Laying, read: Mapping[int, Labels], kinds: set[str]) -
     which is then laid later."""
     return (laying.look_alike and dict(laying.line) == dict(read)
             and ACTION_BY_CARD[laying.card].etype not in kinds)
+
+
+def _lingered(table: StabilityTracker, since: int) -> bool:
+    """Whether a hand stayed over the pile for two frames in a row after ``since`` (frames at
+    most :data:`LINGER_GAP_MS` apart): a hand laying a card stays a moment; one seen in a
+    single frame was passing, or was a shadow taken for a hand."""
+    covers = table.covers_since(PLAYED_ZONE, since)
+    if covers is None:
+        return True
+    return any(later - earlier <= LINGER_GAP_MS for earlier, later in itertools.pairwise(covers))
 
 
 def _reaching_for_line(table: StabilityTracker, since: int) -> bool:

@@ -350,3 +350,15 @@ def test_SIT_A4_a_hand_over_the_pile_then_a_change_whose_card_comes_after_is_no_
     assert "fire" not in [e.type for e in table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})]
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "billy_the_duck"
+
+
+def test_SIT_T1_a_hand_seen_over_the_pile_in_one_frame_lays_no_card():
+    """Sitting seed 10 (whole game): a hand (or a shadow read as one) over the pile in a single
+    frame, its top unchanged, counted as a card laid; with the turn's Fire that made two cards,
+    and the Fire was asked as if a turn had gone unseen. Laying a card takes several frames."""
+    table = aimed()
+    table._frame({PLAYED_ZONE})
+    assert table.wait(6) == []
+    table.lay({PLAYED_ZONE: ["action-fire"]})
+    applied = table.lay(AFTER_FIRE_ON_3)
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
