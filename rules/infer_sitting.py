@@ -426,7 +426,8 @@ class SittingInferrer(Inferrer):
                 if len({sig for _, sig in own}) > 1:
                     doubt = f"the line fits more than one play of {kind.title}"
                 elif (laid.look_alike and len(kinds) > 1
-                      and not self._laid_first_and_left_alone(state, table, laid, read, now)):
+                      and not self._laid_first_and_left_alone(
+                          state, table, laid, state.gallery.play(kind.action, seat, own[0][0]), read, now)):
                     doubt = (f"the card on the pile looks like the one under it ({kind.title}), "
                              "and another card could have made this change")
                 return self._inference(table, Event(kind.etype, seat, own[0][0]), zones,
@@ -441,22 +442,28 @@ class SittingInferrer(Inferrer):
         return Inference(Event(etype, seat, data, table.last_ts, "camera"), False, why)
 
     def _laid_first_and_left_alone(self, state: SittingDucksState, table: StabilityTracker,
-                                   laid: Laying, read: Mapping[int, Labels],
+                                   laid: Laying, play: Outcome, read: Mapping[int, Labels],
                                    now: Mapping[int, Labels]) -> bool:
         """Whether a hand over the pile whose top stayed the same laid this turn's card: it
-        came while the line still lay as the last turn left it, and nobody has reached to the
-        pile in the :data:`CARD_AFTER_MS` since the hands left the change. Had that hand laid
-        nothing and the change's own card been kept for after, it would be on the pile by now."""
+        came while the line still lay as the last turn left it, and no hand has reached to the
+        pile alone (not on its way to the line) in the :data:`CARD_AFTER_MS` since the hands
+        left ``play``'s change (pond cards laid behind the line are no part of it). Had that
+        hand laid nothing and the change's own card been kept for after, it would be on the
+        pile by now."""
         if not self._agrees(state, dict(laid.line)) or not table.fresh(PLAYED_ZONE):
             return False
         last = -1
+        line_covers: set[int] = set()
         for p in POSITIONS:
-            if read[p] != now[p]:
-                covers = table.covers_since(line_zone(p), self._mark_ts)
-                if covers is None:
-                    return False
+            covers = table.covers_since(line_zone(p), self._mark_ts)
+            if covers is None:
+                return False
+            line_covers.update(covers)
+            refilled = p > len(play.spots) and _body(read[p])
+            if read[p] != now[p] and not refilled:
                 last = max(last, *covers, -1)
-        return (last >= 0 and not table.covered_since(PLAYED_ZONE, last)
+        pile_covers = table.covers_since(PLAYED_ZONE, last)
+        return (last >= 0 and pile_covers is not None and line_covers.issuperset(pile_covers)
                 and table.last_ts - last >= CARD_AFTER_MS)
 
     def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,

@@ -362,3 +362,13 @@ def test_SIT_T1_a_hand_seen_over_the_pile_in_one_frame_lays_no_card():
     table.lay({PLAYED_ZONE: ["action-fire"]})
     applied = table.lay(AFTER_FIRE_ON_3)
     assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
+
+
+def test_SIT_A2_the_pond_card_laid_behind_the_line_is_no_part_of_the_change_it_waits_for():
+    """Sitting seed 10: the pond's new card laid at the line's back end, beside the pile, by an
+    arm over both, is no reach for the pile and no part of the play's change."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    table.lay({PLAYED_ZONE: ["action-fire"]})
+    table.lay(GREEN_SHOT, frames=5)
+    applied = table.lay({line_zone(6): ["duck-green"], PLAYED_ZONE: ["action-fire"]}, frames=8)
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 0, {"position": 3})]
