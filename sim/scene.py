@@ -670,7 +670,7 @@ def _camera_effects(frame: np.ndarray, rng: np.random.Generator) -> None:
         peak = np.float32(max(float(soft.max()), 1e-6))
         glare = cv2.resize(np.divide(soft, peak, dtype=np.float32), (w, h),
                            interpolation=cv2.INTER_LINEAR)
-        glare *= rng.uniform(30, 110)  # scale one channel, not three
+        np.multiply(glare, rng.uniform(30, 110), out=glare)  # scale one channel, not three
         frame += glare[..., None]
     if rng.random() < 0.15:  # someone nudged the camera: a short streak
         length = int(rng.integers(3, 6))
