@@ -608,7 +608,7 @@ def _draw(view: _View, background: _Background, placements: list[Placement], edi
 
     frame *= background.light
     _camera_effects(frame, rng)
-    image = _jpeg(np.clip(frame, 0, 255, out=frame).astype(np.uint8), rng)
+    image = _jpeg(np.clip(frame, 0, 255).astype(np.uint8), rng)
     return Scene(image=image, cards=cards, seed=seed)
 
 
@@ -670,8 +670,7 @@ def _camera_effects(frame: np.ndarray, rng: np.random.Generator) -> None:
         peak = np.float32(max(float(soft.max()), 1e-6))
         glare = cv2.resize(np.divide(soft, peak, dtype=np.float32), (w, h),
                            interpolation=cv2.INTER_LINEAR)
-        np.multiply(glare, rng.uniform(30, 110), out=glare)  # scale one channel, not three
-        frame += glare[..., None]
+        frame += rng.uniform(30, 110) * glare[..., None]
     if rng.random() < 0.15:  # someone nudged the camera: a short streak
         length = int(rng.integers(3, 6))
         kernel = np.zeros((length, length), np.float32)
@@ -685,14 +684,8 @@ def _camera_effects(frame: np.ndarray, rng: np.random.Generator) -> None:
         if sigma > 0.3:
             cv2.GaussianBlur(frame, (0, 0), sigma, dst=frame)
     noise_sigma = rng.uniform(1.0, 6.0)
-    noise = rng.standard_normal((h, w, 1), dtype=np.float32)
-    noise *= noise_sigma
-    # Brighter pixels carry more shot noise: frame += noise * (0.5 + frame / 255), computed
-    # in one reused float32 buffer (the same operations in the same order, so the same bits).
-    shot = np.divide(frame, 255.0, dtype=np.float32)
-    shot += 0.5
-    shot *= noise
-    frame += shot
+    noise = rng.standard_normal((h, w, 1), dtype=np.float32) * noise_sigma
+    frame += noise * (0.5 + frame / 255.0)  # brighter pixels carry more shot noise
 
 
 def _jpeg(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
