@@ -453,18 +453,16 @@ class SittingInferrer(Inferrer):
         if not self._agrees(state, dict(laid.line)) or not table.fresh(PLAYED_ZONE):
             return False
         last = -1
-        line_covers: set[int] = set()
         for p in POSITIONS:
-            covers = table.covers_since(line_zone(p), self._mark_ts)
-            if covers is None:
-                return False
-            line_covers.update(covers)
             refilled = p > len(play.spots) and _body(read[p])
             if read[p] != now[p] and not refilled:
+                covers = table.covers_since(line_zone(p), self._mark_ts)
+                if covers is None:
+                    return False
                 last = max(last, *covers, -1)
-        pile_covers = table.covers_since(PLAYED_ZONE, last)
-        return (last >= 0 and pile_covers is not None and line_covers.issuperset(pile_covers)
-                and table.last_ts - last >= CARD_AFTER_MS)
+        if last < 0 or table.last_ts - last < CARD_AFTER_MS:
+            return False
+        return table.covers_since(PLAYED_ZONE, last) == () or _reaching_for_line(table, last)
 
     def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,
                         laid: Laying | None, doubt: str) -> Inference | None:
