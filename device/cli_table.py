@@ -48,7 +48,8 @@ def register(subparsers: Any) -> None:
                               help="play synthetic bot games through the camera path and compare with the truth")
     p.add_argument("--game", default="duck", choices=(*REPLAY_GAMES, "all"),
                    help="the game kind, or all: --games games of every kind, then one line of totals per "
-                        "kind (the card games go through 3, 4 and 5 players unless --players is given; "
+                        "kind (3 to 5 players unless --players is given: the card games go through 3, 4 "
+                        "and 5, the board games keep the seed's count held within 3-5; "
                         "--snapshots, --clean-frames and --reader run apply to the card games)")
     p.add_argument("--games", type=int, default=20, help="how many games (of each kind with --game all; default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game")

@@ -286,19 +286,33 @@ def _replay_kwargs(kwargs: dict[str, Any]) -> GameReplay:
     return replay_game(**kwargs)
 
 
+MEASURED_PLAYERS = (3, 4, 5)
+
+
+def varied_players(game: str, seed: int, k: int) -> int:
+    """Players of the ``k``-th game (seed ``seed``) of a benchmark run: within
+    :data:`MEASURED_PLAYERS` and the game's own range."""
+    low, high = player_range(game)
+    counts = [n for n in MEASURED_PLAYERS if low <= n <= high]
+    if game in CARD_GAMES:
+        return counts[k % len(counts)]
+    from ducktable.sim import board_games
+
+    return min(max(board_games.default_players(game, seed), counts[0]), counts[-1])
+
+
 def run_games(game: str, mode: str, seeds: Sequence[int], *, jobs: int = 1, vary_players: bool = False,
               **options: Any) -> Iterator[GameReplay]:
     """Replay one game per seed (in seed order), over ``jobs`` processes when above 1. A game
     that stops on an engine refusal is yielded with ``first_problem`` saying so.
-    ``vary_players`` with no ``players``: the card games go through 3, 4 and 5 players game by
-    game (the board games choose by the seed as always)."""
+    ``vary_players`` with no ``players``: every game has 3 to 5 players, the table sizes the
+    benchmark is measured at. The card games go through 3, 4 and 5 game by game; the board games
+    keep the seed's count (:func:`board_games.default_players`) held within 3-5."""
     check(game, mode, options.get("players"))
     calls = [{"game": game, "seed": seed, "mode": mode, **options} for seed in seeds]
-    if vary_players and options.get("players") is None and game in CARD_GAMES:
-        low, high = player_range(game)
-        counts = [n for n in (3, 4, 5) if low <= n <= high]
+    if vary_players and options.get("players") is None:
         for k, call in enumerate(calls):
-            call["players"] = counts[k % len(counts)]
+            call["players"] = varied_players(game, int(call["seed"]), k)
     for k, call in enumerate(calls):  # frames are written for the first game only
         if k:
             call["frames_dir"] = None

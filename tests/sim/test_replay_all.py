@@ -51,6 +51,18 @@ def test_games_spread_over_processes_give_the_same_figures():
         assert a == b
 
 
+def test_a_benchmark_run_seats_3_to_5_players_in_every_game_kind():
+    """``--game all`` measures tables of 3-5: the card games go round 3, 4 and 5; Ducky Ducky's
+    2-player seeds sit 3, Sitting Ducks' 6-player seeds sit 5, other seeds keep their count."""
+    seeds = range(10, 22)
+    for game in game_replays.GAMES:
+        counts = [game_replays.varied_players(game, seed, k) for k, seed in enumerate(seeds)]
+        assert set(counts) <= {3, 4, 5}, (game, counts)
+    assert [game_replays.varied_players("duck", 0, k) for k in range(4)] == [3, 4, 5, 3]
+    assert [game_replays.varied_players("ducky", s, 0) for s in (12, 13, 14)] == [3, 3, 4]
+    assert [game_replays.varied_players("sitting", s, 0) for s in (10, 11, 12)] == [5, 5, 3]
+
+
 @pytest.mark.parametrize("game, mode, players, hold, words", [
     ("duck", "oracle", 6, None, "3 to 5 players"),
     ("ducky", "oracle", 5, None, "2 to 4 players"),
