@@ -9,7 +9,14 @@ import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.classify import Classification, PhotoDecks
-from ducktable.vision.features import SECOND_LOOK_GAP, PhotoDeck, ink_layout, ink_layouts
+from ducktable.vision.features import (
+    LOWEST_RAW,
+    MIN_RAW,
+    SECOND_LOOK_GAP,
+    PhotoDeck,
+    ink_layout,
+    ink_layouts,
+)
 
 PIPS_6 = [(60, 70), (140, 70), (60, 150), (140, 150), (60, 230), (140, 230)]
 PIPS_7 = [*PIPS_6, (100, 110)]
@@ -94,3 +101,25 @@ def test_the_live_naming_looks_again_at_a_near_tie_of_a_deck_enrolled_with_layou
     decks = PhotoDecks(_Features(embedding), {"cards": deck})
     assert decks.rename([six], found, None, ())[0].label == UNKNOWN
     assert decks.rename([seven], found, None, ())[0].label == "cards/7"
+
+
+def deck_of_photos(spread: float) -> PhotoDeck:
+    """Four cards, two photos each (and their twins), the photos of a card ``spread`` apart."""
+    rng = np.random.default_rng(5)
+    views = {}
+    for label in "ABCD":
+        card = rng.normal(size=64).astype(np.float32)
+        photos = [card + spread * rng.normal(size=64).astype(np.float32) for _ in range(2)]
+        views[label] = np.stack([*photos, *photos])
+    return PhotoDeck.fit(views)
+
+
+def test_a_deck_whose_photos_of_a_card_differ_gets_a_lower_raw_gate_never_below_the_floor(
+        tmp_path: Path) -> None:
+    sharp, dim = deck_of_photos(0.05), deck_of_photos(0.5)
+    assert sharp.min_raw == MIN_RAW
+    assert LOWEST_RAW <= dim.min_raw < MIN_RAW
+    assert deck_of_photos(2.0).min_raw == LOWEST_RAW
+    dim.save(tmp_path / "deck.npz")
+    assert abs(PhotoDeck.read(tmp_path / "deck.npz").min_raw - dim.min_raw) < 1e-6
+
