@@ -68,9 +68,10 @@ RAW_MARGIN = 0.04
 """A deck whose own enrolment photos of one card are less alike than that (a dim webcam, a
 card at many angles) gets a lower gate than ``MIN_RAW``: the :data:`RAW_QUANTILE` th percentile
 of how similar each card's two photos are (before whitening), less ``RAW_MARGIN``, never below
-``LOWEST_RAW``. A deck photographed well keeps ``MIN_RAW`` (the floor-tile, Piatnik and SET
-decks name exactly as before); the dim webcam hearts, 2 photos per card, go from 64.9% to
-79.7% named right, wrong 0.12% to 0.35% (docs/benchmarks.md)."""
+``LOWEST_RAW``. A deck photographed well keeps ``MIN_RAW`` (the floor-tile and Piatnik decks
+name exactly as before); the dim webcam hearts, 2 photos per card, go from 64.9% to 79.7%
+named right, wrong 0.12% to 0.35%. The price: more photos of another printing pass the gate
+(SET screenshots against SET crops, 7.9% to 9.9% named as another card; docs/benchmarks.md)."""
 LAYOUT_SIZE = (10, 15)
 """Columns and rows of the ink layout (:func:`ink_layout`): a pip of a playing card spans
 about one cell, so a 6 and a 7 of one suit differ in a few cells."""
