@@ -20,7 +20,7 @@ From that (DUCK-A1..A5, B1, S1):
 - draw from the deck: the next player starts their turn (shows cards or changes their pile)
   while the mover took nothing from a neighbour; when a neighbour's pile has two equal cards
   on top (a take would not show), the zone a hand reached over (``middle.draw`` or that pile)
-  decides;
+  before the next player's play reached their pile decides;
 - duck: others start spreading their hands while the mover's whole hand lies in their reveal
   area and their pile did not change (a duck called by hand works too);
 - reveal: every seat's reveal area shows as many cards as that seat holds; scored at once,
