@@ -20,7 +20,7 @@ From that (DUCK-A1..A5, B1, S1):
 - draw from the deck: the next player starts their turn (shows cards or changes their pile)
   while the mover took nothing from a neighbour; when a neighbour's pile has two equal cards
   on top (a take would not show), the zone a hand reached over (``middle.draw`` or that pile)
-  decides;
+  before the next player's play reached their pile decides;
 - duck: others start spreading their hands while the mover's whole hand lies in their reveal
   area and their pile did not change (a duck called by hand works too);
 - reveal: every seat's reveal area shows as many cards as that seat holds; scored at once,
@@ -359,7 +359,8 @@ class DuckInferrer(Inferrer):
         standing = [seat_zone(n, DISCARD) for n in beside if self._stood(state, table, n)]
         read = [z for z in neighbours + evidence if z not in standing]
         if look_alike:
-            return self._look_alike_draw(state, table, look_alike, zones, read)
+            next_played = table.settled(seat_zone(following, DISCARD)).first_seen_ts if pile_changed else None
+            return self._look_alike_draw(state, table, look_alike, zones, read, next_played)
         doubt = self._unclear(table, standing)
         if doubt:
             pass  # the piles that show no take must be read plainly
@@ -427,26 +428,38 @@ class DuckInferrer(Inferrer):
         return ""
 
     def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
-                         zones: list[str], read: list[str]) -> Inference:
+                         zones: list[str], read: list[str], next_played: int | None = None) -> Inference:
         """A neighbour's pile with two equal cards on top looks the same after a take, so the
-        hand decides: which of that pile and the draw pile did a hand reach over after the play?"""
+        hand decides: which of that pile and the draw pile did a hand reach over after the play,
+        and before the next player's play reached their pile (``next_played``: a reach after
+        that is their own draw)? Such a pile that reads as its top card rests on no change, so
+        whether a hand made its last change (a digit read one way and then back) says nothing."""
         t = state.turn
-        reached = [
-            source for source in look_alike
-            if table.covered_since(seat_zone(state.left(t) if source == "left" else state.right(t), DISCARD),
-                                   self._played_ts)
-        ]
-        deck_reached = table.covered_since(middle_zone("draw"), self._played_ts)
+        seats = {source: state.left(t) if source == "left" else state.right(t) for source in look_alike}
+        piles = {source: seat_zone(n, DISCARD) for source, n in seats.items()}
+        reached = [source for source in look_alike if self._reached(table, piles[source], next_played)]
+        deck_reached = self._reached(table, middle_zone("draw"), next_played)
+        same = [piles[source] for source, n in seats.items() if self._top(table, n) == state.seats[n].pile[-1]]
+        read = [zone for zone in read if zone not in same]
+        unclear = self._unclear(table, same)
         if len(reached) == 1 and not deck_reached:
             return self._inference(table, Event("draw", t, {"pile": reached[0]}), zones,
                                    f"a hand reached over the {reached[0]} pile, whose top looks the same after a take",
-                                   read=read)
+                                   unclear, read=read)
         doubt = (f"the {' and '.join(look_alike)} pile has two equal cards on top, so a draw from it "
                  "cannot be told from a draw from the deck")
         if not reached and deck_reached and state.draw_count > 0:
-            doubt = ""
+            doubt = unclear
         return self._inference(table, Event("draw", t, {"pile": "deck"}), zones,
                                "a hand reached over the draw pile only", doubt, read)
+
+    def _reached(self, table: StabilityTracker, zone: str, until: int | None) -> bool:
+        """Whether a hand covered ``zone`` after the mover's play (and before ``until``, when
+        given and the covers since the play are all kept)."""
+        covers = table.covers_since(zone, self._played_ts)
+        if covers is None or until is None:
+            return table.covered_since(zone, self._played_ts)
+        return any(ts < until for ts in covers)
 
     def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         hands: list[list[str]] = []

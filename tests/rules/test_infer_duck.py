@@ -14,7 +14,7 @@ from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.duck import DuckState
 from ducktable.rules.infer_base import Inference, TableFollower
 from ducktable.rules.infer_duck import DEAL_READS, DuckInferrer
-from ducktable.rules.snapshot import TableSnapshot, ZoneRead, seat_zone, snapshot_of
+from ducktable.rules.snapshot import TableSnapshot, ZoneRead, middle_zone, seat_zone, snapshot_of
 
 
 class Table:
@@ -65,14 +65,19 @@ class Table:
         for overrides in frames:
             zones = dict(self.zones)
             for key, labels in overrides.items():
-                seat, kind = key[1:].split("_")
-                zones[seat_zone(int(seat), kind)] = labels
+                zones[zone_named(key)] = labels
             self.ts += 66
             applied += [i.event for i in self.follower.feed(snapshot_of(self.ts, zones, 0, self.confidence)).applied]
         return applied
 
     def kinds(self) -> list[tuple[str, int | None, dict]]:
         return [(i.event.type, i.event.seat, dict(i.event.data)) for i in self.follower.log]
+
+
+def zone_named(key: str) -> str:
+    """``s1_reveal`` -> seat 1's reveal area; ``middle_draw`` -> the draw pile."""
+    where, kind = key.split("_")
+    return middle_zone(kind) if where == "middle" else seat_zone(int(where[1:]), kind)
 
 
 SEVENS = ["red-7"] * 3 + ["blue-7"] * 3 + ["yellow-7"]
@@ -704,3 +709,51 @@ def test_DUCK_A1_a_card_straight_onto_the_pile_in_the_colour_of_its_top_is_asked
     else:
         assert applied == [] and pending is not None and pending.event.data == {"cards": [card]}
         assert "where the game has red-2" in pending.why
+
+
+def test_DUCK_A4_a_hand_over_the_deck_after_the_next_play_is_the_next_players_draw():
+    """Model-mode DUCK seed 10: seat 0 took from a pile with two equal cards on top, and the
+    next player's cards were read unsurely until after their own draw from the deck. That hand
+    over the deck came after their play reached their pile: it is their draw, and says nothing
+    against the take seen before."""
+    table = round_trip()  # seat 2's pile (seat 0's right) shows red-2 on red-2
+    hand: dict[str, list[str] | None] = {"s2_discard": None}
+    table.glimpse(hand, hand)  # seat 0 takes the top red-2
+    table.lay()
+    table.confidence = 0.5  # seat 1's cards are read unsurely: the take waits
+    table.lay(s1_reveal=["red-1"])
+    stack(table, 1, "red-1")
+    deck: dict[str, list[str] | None] = {"middle_draw": None}
+    table.glimpse(deck, deck)  # seat 1 draws from the deck after its play
+    assert table.follower.pending is not None and table.state.turn == 0
+    table.confidence = 1.0
+    applied = table.lay()
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [
+        ("draw", 0, {"pile": "right"}), ("play", 1, {"cards": ["red-1"]})]
+
+
+def test_DUCK_A4_a_look_alike_pile_read_as_another_digit_and_back_still_shows_the_take():
+    """Model-mode DUCK seed 10: after the take from a pile with two equal cards on top, its top
+    was read as another number of its colour (a hand passed over it) and then right again with
+    no hand seen. The top reads what the game puts there, so the hand over the pile decides."""
+    table = round_trip()
+    hand: dict[str, list[str] | None] = {"s2_discard": None}
+    table.glimpse(hand, hand)  # seat 0 takes the top red-2
+    table.lay(s2_discard=["red-3"])  # misread while a hand passed by
+    table.lay(s2_discard=["red-2"], hand=False)  # read right again
+    applied = table.lay(s1_reveal=["red-1"])  # seat 1 starts
+    assert [(e.type, e.seat, dict(e.data)) for e in applied] == [("draw", 0, {"pile": "right"})]
+
+
+def test_DUCK_A4_hands_over_a_look_alike_pile_and_the_deck_before_the_next_play_are_asked():
+    """The bound above is the next player's play: a hand over the deck before it may be the
+    mover's draw, so with a hand over the look-alike pile too the draw still waits."""
+    table = round_trip()
+    hand: dict[str, list[str] | None] = {"s2_discard": None}
+    table.glimpse(hand, hand)
+    deck: dict[str, list[str] | None] = {"middle_draw": None}
+    table.glimpse(deck, deck)
+    table.lay(s1_reveal=["red-1"])
+    assert stack(table, 1, "red-1") == []
+    pending = table.follower.pending
+    assert pending is not None and "two equal cards" in pending.why and table.state.turn == 0
