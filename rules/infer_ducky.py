@@ -289,7 +289,7 @@ class DuckyInferrer(Inferrer):
         assert seat is not None and colour is not None
         piles = [p for p in range(PILES) if self._progress(state, table, seat, p, colour)]
         if not piles:
-            return None
+            return self._take_unseen(state, table, seat, colour)
         doubt = ""
         if len(piles) > 1:
             doubt = f"both of {state.players[seat]}'s cards seem to hold the fallen {colour} duck"
@@ -298,6 +298,31 @@ class DuckyInferrer(Inferrer):
         zones = [pile_zone(seat, piles[0]), SPARE_ZONE]
         return self._inference(table, Event("take", seat, {"pile": piles[0]}), zones,
                                f"the fallen {colour} duck is on a card", doubt)
+
+    def _take_unseen(self, state: DuckyState, table: StabilityTracker, seat: int,
+                     colour: str) -> Inference | None:
+        """The fallen duck has left the spare pad and a card of the taker's that could hold it
+        reads neither as it was nor with the duck: the table moved past the take before the
+        camera saw it (the same card filled up by fishing at once, turned into a gift, the next
+        card shown). No later event can be read before the take, so a person says which card
+        took it rather than the camera falling silent for the rest of the game."""
+        spare = table.labels(SPARE_ZONE)
+        if _pad(spare) is None or _has_duck(spare) or not table.fresh(SPARE_ZONE):
+            return None  # the duck still rides the spare pad, or a hand is there now
+        changed = []
+        for pile in range(PILES):
+            card = state.visible[seat][pile]
+            zone = pile_zone(seat, pile)
+            if card is None or card.open_slot(colour) is None or not table.fresh(zone):
+                continue
+            if table.labels(zone) != card_labels(card.label, list(card.filled)):
+                changed.append(pile)
+        if not changed:
+            return None
+        event = Event("take", seat, {"pile": changed[0]}, table.settled(SPARE_ZONE).first_seen_ts, "camera")
+        return Inference(event, False, (
+            f"the fallen {colour} duck left the spare pad, but the camera never saw it on a card of "
+            f"{state.players[seat]}'s: which card took it?"))
 
     def _fish_or_pass(self, state: DuckyState, table: StabilityTracker) -> Inference | None:
         fishers = [s for s in state.seats_from(state.active) if state.could_fish(s).ok]

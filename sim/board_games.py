@@ -11,6 +11,7 @@ applied with the true log.
 
 from __future__ import annotations
 
+import bisect
 import random
 import time
 import zlib
@@ -411,11 +412,13 @@ def _open_window(game: str, remaining: Sequence[Event]) -> int:
 
 
 def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed: int = 0,
-           patience_frames: int = 15) -> FollowResult:
+           patience_frames: int = 15, lag_frames: int = 90) -> FollowResult:
     """Feed snapshots to a follower on an observer state, each with how many true events had
     happened at the table by then. A simulated person looks at what stays pending for
     ``patience_frames`` frames: if the next true event has already happened they enter it
-    (confirming or correcting the camera), otherwise they reject the suggestion; at the end they
+    (confirming or correcting the camera), otherwise they reject the suggestion. When the
+    scoreboard lags the table with nothing pending (a true event happened ``lag_frames``
+    frames ago or more and is still not settled) they enter that event too; at the end they
     enter whatever the camera did not settle.
 
     Each applied event must be one of the true events still open (see :func:`_open_window`), or
@@ -467,6 +470,7 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
         return check_new(start)
 
     waited = 0
+    happened_at: list[int] = []  # the frame each true event happened in, in order
     ok = True
     for snapshot, happened in frames:
         result.frames += 1
@@ -479,6 +483,7 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
             break
         result.pending_episodes += step.pending is not None and not waited
         waited = waited + 1 if step.pending is not None else 0
+        happened_at += [result.frames] * (happened - len(happened_at))
         if waited >= patience_frames:
             waited = 0
             entered = enter(happened, snapshot.ts)
@@ -487,6 +492,15 @@ def follow(game: TrueGame, frames: Iterable[tuple[TableSnapshot, int]], *, seed:
             elif not entered:
                 ok = False
                 break
+        # the scoreboard lags the table with nothing to show: the person enters every event
+        # that happened lag_frames frames ago or more (the camera may settle the rest meanwhile)
+        overdue = bisect.bisect_right(happened_at, result.frames - lag_frames)
+        while follower.pending is None and (entered := enter(overdue, snapshot.ts)) is not None:
+            if not entered:
+                ok = False
+                break
+        if not ok:
+            break
     result.camera_in_video, result.hand_in_video = result.camera_right, result.confirmed
     while ok and not state.is_over() and remaining:
         entered = enter(len(game.events), follower.tracker.last_ts, camera_on=False)

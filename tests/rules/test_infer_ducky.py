@@ -354,3 +354,32 @@ def test_DUCKY_S1_a_card_appearing_long_after_the_last_hand_there_is_still_held(
         table._frame()
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "setup" and "no hand" in pending.why
+
+
+def test_DUCKY_T3_a_take_the_table_moved_past_unseen_is_asked_and_the_rest_is_caught_up():
+    """Model mode, seed 17: the taker laid the fallen duck on a card and at once fished the
+    duck that completed it, while the camera read that pile as covered (a wooden table passing
+    for skin); it next saw the card turned into a gift. The take is not applied from that, but
+    a person is asked which card took the duck (the camera used to fall silent for the rest of
+    the game, nothing pending); once they say, the fishing is read from the table."""
+    table = moved()
+    table.lay({SPARE_ZONE: pad_labels("pink", False), river_zone(3): pad_labels("blue", False),
+               pile_zone(0, 0): ("back",), gifts_zone(0): ("gift",)})
+    assert table.kinds()[-1][0] == "move"  # nothing applied from the jump
+    pending = table.follower.pending
+    assert pending is not None and not pending.certain
+    assert (pending.event.type, pending.event.seat, dict(pending.event.data)) == ("take", 0, {"pile": 0})
+    assert "which card took it" in pending.why
+    assert table.follower.confirm().ok
+    assert table.kinds()[-2:] == [("take", 0, {"pile": 0}), ("fish", 0, {"pile": 0})]
+    assert table.follower.log[-1].why != "confirmed by hand" and table.state.gifts[0] == [P0_CARDS[0]]
+
+
+def test_DUCKY_T3_no_take_is_asked_while_the_taker_s_card_is_still_under_a_hand():
+    """The duck gone from the spare pad while the hand is still over the card is a take under
+    way: nothing to ask yet."""
+    table = moved()
+    table.zones[SPARE_ZONE] = list(pad_labels("pink", False))
+    for _ in range(6):
+        assert table._frame([pile_zone(0, 0)]) == []
+    assert table.follower.pending is None
