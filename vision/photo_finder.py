@@ -52,7 +52,20 @@ MIN_OUTLINED = 0.6
 """Share of the quad's perimeter that the region's own border follows."""
 
 MAX_CUT = 0.08
-"""Largest share of a card's outline that may lie outside the picture (a corner cut off)."""
+"""Largest share of a held card's outline that may lie outside the picture (a corner cut off):
+its sides are guessed, and a guess that runs off the picture is seldom the card."""
+
+MAX_REBUILT_CUT = 0.25
+"""Largest share of a card's outline outside the picture when its four sides are all seen in
+it and crossed beyond the edge: the rest still shows enough of the card to tell it."""
+
+MIN_SIDE_SEEN = 0.15
+"""Least share of each side of a card cut by the picture's edge that must lie in the picture:
+a side seen only as a stub near a corner does not say where it runs."""
+
+FRAME_PX = 1.5
+"""Hull sides this near (px at the search size) to the picture's edge along their length are
+the edge's, not the card's."""
 
 HELD_CHECKED = 12
 """Rectangles per region, best outlined first, checked fully when the hull's sides fail."""
@@ -85,7 +98,29 @@ def find_photo_cards(image: np.ndarray) -> list[FoundCard]:
     quad = silhouette_card(image)
     if quad is None:
         return []
-    return [FoundCard(quad, crop_card(image, quad), hidden_share(image, quad))]
+    return [FoundCard(quad, crop_in_picture(image, quad), hidden_share(image, quad))]
+
+
+def crop_in_picture(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """:func:`crop_card`, the part of the card outside the picture painted in the colour of its
+    edge where seen (its paper): smearing the picture's last row out over it, as the crop
+    does, would draw stripes of whatever ink that row crosses, which read as print."""
+    crop = crop_card(image, quad)
+    h, w = crop.shape[:2]
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    homography = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
+    seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), homography, (w, h),
+                               flags=cv2.INTER_NEAREST, borderValue=0) > 0
+    if seen.all():
+        return crop
+    seen = cv2.erode(seen.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # no smeared rim
+    rim = np.zeros((h, w), bool)
+    band = max(2, min(h, w) // 20)
+    rim[:band], rim[-band:], rim[:, :band], rim[:, -band:] = True, True, True, True
+    edge = crop[rim & seen] if np.any(rim & seen) else crop[seen] if np.any(seen) else crop.reshape(-1, 3)
+    crop = crop.copy()
+    crop[~seen] = np.median(edge, axis=0).astype(crop.dtype)
+    return crop
 
 
 def photo_crops(image: np.ndarray) -> list[np.ndarray]:
@@ -121,7 +156,7 @@ def _whole_card(regions: list[np.ndarray], shape: tuple[int, int],
     patterned thing's patch of the paper's colour is card-shaped too)."""
     best: tuple[float, np.ndarray] | None = None
     for region in regions:
-        quad = _four_sides(region)
+        quad = _four_sides(region, shape)
         if quad is not None:
             quad = _fitted_to_outline(quad, region)
         if quad is None:
@@ -158,7 +193,7 @@ def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.
             if _inside_share(guesses[i], shape) < 1 - MAX_CUT:
                 continue
             checked += 1
-            score = _card_score(guesses[i], region, shape)
+            score = _card_score(guesses[i], region, shape, MAX_CUT)
             if score is not None and spill_beyond(guesses[i], lab) <= MAX_SPILL:
                 passed.append((score, guesses[i]))
     if not passed:
@@ -246,10 +281,13 @@ Side = tuple[np.ndarray, np.ndarray]
 """A side as its two end points."""
 
 
-def _four_sides(contour: np.ndarray) -> np.ndarray | None:
+def _four_sides(contour: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
     """The quad bounded by the four longest sides of the region's convex hull (nearly collinear
-    hull edges joined first), so that a bump where a finger joins the card is left out."""
+    hull edges joined first), so that a bump where a finger joins the card is left out. Sides
+    along the picture's edge are the edge's and are left out too: a card the edge cuts is
+    bounded by its own sides, crossed beyond the picture."""
     sides = _hull_sides(cv2.convexHull(contour).reshape(-1, 2).astype(np.float64))
+    sides = [side for side in sides if not _along_frame(side, shape)]
     if len(sides) < 4:
         return None
     longest = sorted(sorted(range(len(sides)), key=lambda i: -_length(sides[i]))[:4])
@@ -275,6 +313,15 @@ def _hull_sides(points: np.ndarray) -> list[Side]:
         sides[0] = (sides[-1][0], sides[0][1])
         sides.pop()
     return sides
+
+
+def _along_frame(side: Side, shape: tuple[int, int]) -> bool:
+    h, w = shape
+    ends = np.array(side)
+    for axis, limit in ((0, 0.0), (0, w - 1.0), (1, 0.0), (1, h - 1.0)):
+        if np.all(np.abs(ends[:, axis] - limit) <= FRAME_PX):
+            return True
+    return False
 
 
 def _length(side: Side) -> float:
@@ -333,13 +380,16 @@ def _points_along(side: Side, points: np.ndarray, band: float) -> np.ndarray:
 
 
 # ---- is it a card? ---------------------------------------------------------------------------
-def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -> float | None:
-    """How well ``contour`` fills and outlines ``quad`` (higher is better), or ``None`` when the
-    quad cannot be a whole card."""
+def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
+                max_cut: float = MAX_REBUILT_CUT) -> float | None:
+    """How well ``contour`` fills and outlines ``quad`` (higher is better) where the picture
+    shows it, or ``None`` when the quad cannot be a card: one cut by the picture's edge by more
+    than ``max_cut``, or with a side along the edge or mostly beyond it."""
     h, w = shape
     in_picture = _inside_share(quad, shape)
-    if in_picture < 1 - MAX_CUT or (in_picture < 0.999 and _side_on_edge(quad, shape)):
-        return None  # cut by the picture's edge
+    if in_picture < 0.999 and (in_picture < 1 - max_cut or _side_on_edge(quad, shape)
+                               or min(_sides_seen(quad, shape)) < MIN_SIDE_SEEN):
+        return None
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
     if cv2.contourArea(quad) < MIN_AREA * h * w:
@@ -358,6 +408,19 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     if outlined < MIN_OUTLINED:
         return None
     return filled + outlined
+
+
+def _sides_seen(quad: np.ndarray, shape: tuple[int, int]) -> list[float]:
+    """The share of each side of ``quad`` that lies in the picture."""
+    h, w = shape
+    shares = []
+    for i in range(4):
+        a, b = quad[i].astype(np.float64), quad[(i + 1) % 4].astype(np.float64)
+        steps = np.linspace(0.0, 1.0, 41)[:, None]
+        points = a + steps * (b - a)
+        inside = (points[:, 0] >= 0) & (points[:, 0] <= w - 1) & (points[:, 1] >= 0) & (points[:, 1] <= h - 1)
+        shares.append(float(np.mean(inside)))
+    return shares
 
 
 def _side_on_edge(quad: np.ndarray, shape: tuple[int, ...], near: float = 2.0) -> bool:
