@@ -8,10 +8,15 @@ and a stretched webcam frame squashes it. When the detector finds nothing, this 
 for the card as a region instead: a card is lighter than the table, or whiter, or simply other
 than the photo's border. Each such region's convex hull is cut back to its four longest sides,
 so that fingers over an edge or a corner stay outside the card; what remains must be
-card-shaped (four near-right angles, long side 1.1-1.8 times the short), lie inside the picture
-(a card cut by the picture's edge is not taken), be filled by the region and be outlined by
-it. Doors, screens and keyboards fail those tests: they are cut by the frame, too long, or
-not one solid region.
+card-shaped (four near-right angles, long side 1.1-1.75 times the short), be filled by the
+region and be outlined by it. A card the picture's edge cuts is rebuilt from its own sides:
+the hull's sides along the edge are the edge's and are left out, and the card's four sides,
+each seen in the picture for a part of its length, are crossed beyond it; at most a quarter of
+the card may lie outside. A card of which a whole side is off the picture is not taken (where
+that side runs is a guess). Doors, screens and keyboards fail those tests: too long, cut by
+the frame on a whole side or mostly outside it, or not one solid region. The crop paints the
+part of a card outside the picture in the colour of the card's edge, so that it reads as
+blank paper, not as ink.
 
 Each card found also says how much of it is hidden (:func:`hidden_share`): by what reaches over
 its outline from outside (a hand) or by the picture's edge. Enrolment refuses a card hidden at
@@ -60,8 +65,9 @@ MAX_REBUILT_CUT = 0.25
 it and crossed beyond the edge: the rest still shows enough of the card to tell it."""
 
 MIN_SIDE_SEEN = 0.15
-"""Least share of each side of a card cut by the picture's edge that must lie in the picture:
-a side seen only as a stub near a corner does not say where it runs."""
+"""Least share of each side of a card cut by the picture's edge along which the card's region
+is seen to run in the picture: a side seen only as a stub near a corner, or one that only the
+picture's edge bounds, does not say where it runs."""
 
 FRAME_PX = 1.5
 """Hull sides this near (px at the search size) to the picture's edge along their length are
@@ -284,10 +290,15 @@ Side = tuple[np.ndarray, np.ndarray]
 def _four_sides(contour: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
     """The quad bounded by the four longest sides of the region's convex hull (nearly collinear
     hull edges joined first), so that a bump where a finger joins the card is left out. Sides
-    along the picture's edge are the edge's and are left out too: a card the edge cuts is
-    bounded by its own sides, crossed beyond the picture."""
+    along the picture's edge are the edge's and are left out: a card the edge cuts is bounded
+    by its own sides, crossed beyond the picture (a quad with the edge for a side would be the
+    part of the card the picture shows, stretched to a whole card in the crop)."""
     sides = _hull_sides(cv2.convexHull(contour).reshape(-1, 2).astype(np.float64))
-    sides = [side for side in sides if not _along_frame(side, shape)]
+    return _bounded_by([side for side in sides if not _along_frame(side, shape)])
+
+
+def _bounded_by(sides: list[Side]) -> np.ndarray | None:
+    """The convex quad that the four longest of ``sides`` (in hull order) bound, or None."""
     if len(sides) < 4:
         return None
     longest = sorted(sorted(range(len(sides)), key=lambda i: -_length(sides[i]))[:4])
@@ -383,12 +394,15 @@ def _points_along(side: Side, points: np.ndarray, band: float) -> np.ndarray:
 def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
                 max_cut: float = MAX_REBUILT_CUT) -> float | None:
     """How well ``contour`` fills and outlines ``quad`` (higher is better) where the picture
-    shows it, or ``None`` when the quad cannot be a card: one cut by the picture's edge by more
-    than ``max_cut``, or with a side along the edge or mostly beyond it."""
+    shows it, or ``None`` when the quad cannot be a card: one with a side along the picture's
+    edge, cut by the edge by more than ``max_cut``, or with a side the region is not seen to
+    follow."""
     h, w = shape
     in_picture = _inside_share(quad, shape)
-    if in_picture < 0.999 and (in_picture < 1 - max_cut or _side_on_edge(quad, shape)
-                               or min(_sides_seen(quad, shape)) < MIN_SIDE_SEEN):
+    if _side_on_edge(quad, shape):
+        return None  # the picture's edge for a side: a part of something the edge cuts
+    cut = in_picture < 0.999
+    if cut and in_picture < 1 - max_cut:
         return None
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
@@ -405,21 +419,20 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
     ring = np.zeros((h, w), np.uint8)
     cv2.polylines(ring, [quad.astype(np.int32)], True, 255, 1)
     outlined = np.count_nonzero(border & ring) / max(1, int(np.count_nonzero(ring)))
-    if outlined < MIN_OUTLINED:
+    if outlined < MIN_OUTLINED or (cut and min(_sides_followed(quad, border)) < MIN_SIDE_SEEN):
         return None
     return filled + outlined
 
 
-def _sides_seen(quad: np.ndarray, shape: tuple[int, int]) -> list[float]:
-    """The share of each side of ``quad`` that lies in the picture."""
-    h, w = shape
+def _sides_followed(quad: np.ndarray, border: np.ndarray) -> list[float]:
+    """The share of each side of ``quad`` along which the region's ``border`` runs in the
+    picture (a side that runs off it, or that only the picture's edge bounds, has little)."""
     shares = []
     for i in range(4):
-        a, b = quad[i].astype(np.float64), quad[(i + 1) % 4].astype(np.float64)
-        steps = np.linspace(0.0, 1.0, 41)[:, None]
-        points = a + steps * (b - a)
-        inside = (points[:, 0] >= 0) & (points[:, 0] <= w - 1) & (points[:, 1] >= 0) & (points[:, 1] <= h - 1)
-        shares.append(float(np.mean(inside)))
+        a, b = quad[i], quad[(i + 1) % 4]
+        line = np.zeros_like(border)
+        cv2.line(line, tuple(int(v) for v in np.round(a)), tuple(int(v) for v in np.round(b)), 255, 1)
+        shares.append(np.count_nonzero(line & border) / max(1.0, float(np.abs(b - a).max())))
     return shares
 
 
