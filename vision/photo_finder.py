@@ -412,6 +412,8 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
     cv2.drawContours(region, [contour], -1, 255, -1)
     inside = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(inside, quad.astype(np.int32), 255)
+    if cut:
+        region |= _holes_open_to_the_edge(region, inside)
     filled = np.count_nonzero(region & inside) / max(1, int(np.count_nonzero(inside)))
     if filled < MIN_FILLED:
         return None
@@ -422,6 +424,16 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
     if outlined < MIN_OUTLINED or (cut and min(_sides_followed(quad, border)) < MIN_SIDE_SEEN):
         return None
     return filled + outlined
+
+
+def _holes_open_to_the_edge(region: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The parts of ``inside`` (a card's quad, in the picture) that ``region`` leaves out but
+    encloses together with the picture's edge: a card's print that the edge cuts is open to the
+    edge, so its region's outer outline does not go round it."""
+    gaps = (region == 0).astype(np.uint8)
+    _, parts = cv2.connectedComponents(gaps, connectivity=4)
+    outer = np.unique(parts[(inside == 0) & (gaps > 0)])
+    return ((gaps > 0) & ~np.isin(parts, outer)).astype(np.uint8) * 255
 
 
 def _sides_followed(quad: np.ndarray, border: np.ndarray) -> list[float]:
@@ -543,12 +555,15 @@ def hidden_share(image: np.ndarray, quad: np.ndarray) -> Hidden:
 
 def _reached_over(lab: np.ndarray, paper: np.ndarray, seen: np.ndarray, face: np.ndarray) -> int:
     """Pixels of ``face`` unlike ``paper`` that join the canvas's rim through pixels unlike it
-    (thin lines left out)."""
+    (thin lines left out). Beyond the card's outline the part off the picture counts as
+    unlike (a hand comes in from there); within it, it joins nothing (the card's print the
+    picture's edge cuts is no hand)."""
     unlike = (lab[..., 0] < (1 - UNLIKE_LIGHT) * paper[0]) | \
         (np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]) > UNLIKE_COLOUR)
     unlike = cv2.morphologyEx(unlike.astype(np.uint8), cv2.MORPH_OPEN,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))) > 0
-    unlike |= ~seen
+    card = _inset(seen.shape, 0)
+    unlike = (unlike & seen) | (~seen & ~card)
     _, parts = cv2.connectedComponents(unlike.astype(np.uint8), connectivity=4)
     rim = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
     outside = np.isin(parts, np.unique(rim[rim > 0]))

@@ -150,6 +150,20 @@ def test_a_card_with_a_corner_off_the_picture_is_rebuilt_from_its_four_sides() -
     assert not enrollable(found.hidden.total) and nameable(found.hidden.total)
 
 
+def test_a_cut_cards_print_running_to_the_pictures_edge_is_not_taken_for_a_hand() -> None:
+    """A court card's picture fills most of its face: cut by the picture's edge, it touches
+    the part off the picture, which is no hand reaching over the card."""
+    court = np.full((300, 200, 3), 235, np.uint8)
+    cv2.rectangle(court, (22, 30), (178, 270), (40, 60, 150), -1)
+    photo, truth = photo_with_card((560, 300), 300, -30, card=court)
+    (found,) = find_photo_cards(photo)
+    assert corner_error(found.quad, truth) < 0.03 * 300
+    assert found.hidden.over <= MAX_HIDDEN_TO_ENROL and 0.05 < found.hidden.cut < 0.15
+    held = photo.copy()  # a hand coming in from off the picture over the card is one still
+    cv2.line(held, (639, 200), (470, 330), (120, 150, 205), 60)
+    assert hidden_share(held, found.quad).over > MAX_HIDDEN_TO_ENROL
+
+
 def test_the_part_of_a_card_off_the_picture_is_blank_in_its_crop_not_smeared_ink() -> None:
     """The crop paints what the picture does not show in the card's paper colour: smearing the
     picture's last column over it would draw the pips that column crosses as stripes."""
