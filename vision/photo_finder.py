@@ -11,16 +11,18 @@ so that fingers over an edge or a corner stay outside the card; what remains mus
 card-shaped (four near-right angles, long side 1.1-1.75 times the short), be filled by the
 region and be outlined by it. A card the picture's edge cuts is rebuilt from its own sides:
 the hull's sides along the edge are the edge's and are left out, and the card's four sides,
-each seen in the picture for a part of its length, are crossed beyond it; at most a quarter of
-the card may lie outside. A card of which a whole side is off the picture is not taken (where
-that side runs is a guess). Doors, screens and keyboards fail those tests: too long, cut by
-the frame on a whole side or mostly outside it, or not one solid region. The crop paints the
-part of a card outside the picture in the colour of the card's edge, so that it reads as
-blank paper, not as ink.
+each followed by the region in the picture for a part of its length, are crossed beyond it;
+at most a quarter of the card may lie outside. A quad with the picture's edge for a side is
+never taken (it would be the part the picture shows, stretched to a whole card), so a card of
+which a whole side is off the picture is not found: where that side runs is a guess. Doors,
+screens and keyboards fail those tests: too long, cut by the frame on a whole side or mostly
+outside it, or not one solid region. The crop paints the part of a card outside the picture
+in the colour of the card's edge, so that it reads as blank paper, not as ink.
 
 Each card found also says how much of it is hidden (:func:`hidden_share`): by what reaches over
-its outline from outside (a hand) or by the picture's edge. Enrolment refuses a card hidden at
-all; naming answers unknown for one hidden past :data:`MAX_HIDDEN_TO_NAME`.
+its outline from outside (a hand, also one coming in from off the picture) or by the picture's
+edge (``cut``: the share of the rebuilt card outside the picture). Enrolment refuses a card
+hidden at all; naming answers unknown for one hidden past :data:`MAX_HIDDEN_TO_NAME`.
 """
 
 from __future__ import annotations
@@ -439,12 +441,13 @@ def _holes_open_to_the_edge(region: np.ndarray, inside: np.ndarray) -> np.ndarra
 def _sides_followed(quad: np.ndarray, border: np.ndarray) -> list[float]:
     """The share of each side of ``quad`` along which the region's ``border`` runs in the
     picture (a side that runs off it, or that only the picture's edge bounds, has little)."""
-    shares = []
+    shares: list[float] = []
     for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
+        a, b = np.round(quad[i]).astype(int), np.round(quad[(i + 1) % 4]).astype(int)
         line = np.zeros_like(border)
-        cv2.line(line, tuple(int(v) for v in np.round(a)), tuple(int(v) for v in np.round(b)), 255, 1)
-        shares.append(np.count_nonzero(line & border) / max(1.0, float(np.abs(b - a).max())))
+        cv2.line(line, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 255, 1)
+        pixels = max(1, int(np.abs(b - a).max()))  # a drawn line's length in pixels
+        shares.append(np.count_nonzero(line & border) / pixels)
     return shares
 
 
