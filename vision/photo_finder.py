@@ -71,6 +71,11 @@ MIN_SIDE_SEEN = 0.15
 is seen to run in the picture: a side seen only as a stub near a corner, or one that only the
 picture's edge bounds, does not say where it runs."""
 
+EDGE_SQUARE = 10.0
+"""Largest error from a right angle (degrees) of the corners where a quad with the picture's
+edge for a side meets it: a card cut along a strip by the edge shows near-right ones, one cut
+aslant across a corner (or a screen or a door) does not, and its crop would be skewed."""
+
 FRAME_PX = 1.5
 """Hull sides this near (px at the search size) to the picture's edge along their length are
 the edge's, not the card's."""
@@ -164,16 +169,18 @@ def _whole_card(regions: list[np.ndarray], shape: tuple[int, int],
     patterned thing's patch of the paper's colour is card-shaped too)."""
     best: tuple[float, np.ndarray] | None = None
     for region in regions:
-        quad = _four_sides(region, shape)
-        if quad is not None:
-            quad = _fitted_to_outline(quad, region)
-        if quad is None:
-            continue
-        score = _card_score(quad, region, shape)
-        if score is None or (spill_lab is not None and spill_beyond(quad, spill_lab) > MAX_SPILL):
-            continue
-        if best is None or score > best[0]:
-            best = (score, quad)
+        for quad in _four_sides(region, shape):
+            fitted = _fitted_to_outline(quad, region)
+            if fitted is None or (_side_on_edge(fitted, shape)
+                                  and not _square_to_the_edge(fitted, shape)):
+                continue  # the part the picture shows of something its edge cuts aslant
+            score = _card_score(fitted, region, shape)
+            if score is None or (spill_lab is not None
+                                 and spill_beyond(fitted, spill_lab) > MAX_SPILL):
+                continue
+            if best is None or score > best[0]:
+                best = (score, fitted)
+            break  # a card rebuilt beyond the picture before the part of it the picture shows
     return best
 
 
@@ -289,14 +296,16 @@ Side = tuple[np.ndarray, np.ndarray]
 """A side as its two end points."""
 
 
-def _four_sides(contour: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
+def _four_sides(contour: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
     """The quad bounded by the four longest sides of the region's convex hull (nearly collinear
-    hull edges joined first), so that a bump where a finger joins the card is left out. Sides
-    along the picture's edge are the edge's and are left out: a card the edge cuts is bounded
-    by its own sides, crossed beyond the picture (a quad with the edge for a side would be the
-    part of the card the picture shows, stretched to a whole card in the crop)."""
+    hull edges joined first), so that a bump where a finger joins the card is left out. Where
+    the region meets the picture's edge, first the quad bounded by the four longest of its
+    other sides: a card the edge cuts is bounded by its own sides, crossed beyond the picture
+    (the quad with the edge for a side is the part of it the picture shows)."""
     sides = _hull_sides(cv2.convexHull(contour).reshape(-1, 2).astype(np.float64))
-    return _bounded_by([side for side in sides if not _along_frame(side, shape)])
+    own = [side for side in sides if not _along_frame(side, shape)]
+    quads = ([_bounded_by(own)] if len(own) < len(sides) else []) + [_bounded_by(sides)]
+    return [quad for quad in quads if quad is not None]
 
 
 def _bounded_by(sides: list[Side]) -> np.ndarray | None:
@@ -396,15 +405,14 @@ def _points_along(side: Side, points: np.ndarray, band: float) -> np.ndarray:
 def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
                 max_cut: float = MAX_REBUILT_CUT) -> float | None:
     """How well ``contour`` fills and outlines ``quad`` (higher is better) where the picture
-    shows it, or ``None`` when the quad cannot be a card: one with a side along the picture's
-    edge, cut by the edge by more than ``max_cut``, or with a side the region is not seen to
+    shows it, or ``None`` when the quad cannot be a card: one cut by the picture's edge by
+    more than ``max_cut``, or cut with a side along the edge, or (rebuilt past the
+    :data:`MAX_CUT` a held card's guess may run off) with a side the region is not seen to
     follow."""
     h, w = shape
     in_picture = _inside_share(quad, shape)
-    if _side_on_edge(quad, shape):
-        return None  # the picture's edge for a side: a part of something the edge cuts
     cut = in_picture < 0.999
-    if cut and in_picture < 1 - max_cut:
+    if cut and (in_picture < 1 - max_cut or _side_on_edge(quad, shape)):
         return None
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
@@ -423,7 +431,8 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
     ring = np.zeros((h, w), np.uint8)
     cv2.polylines(ring, [quad.astype(np.int32)], True, 255, 1)
     outlined = np.count_nonzero(border & ring) / max(1, int(np.count_nonzero(ring)))
-    if outlined < MIN_OUTLINED or (cut and min(_sides_followed(quad, border)) < MIN_SIDE_SEEN):
+    if outlined < MIN_OUTLINED or (cut and max_cut > MAX_CUT
+                                   and min(_sides_followed(quad, border)) < MIN_SIDE_SEEN):
         return None
     return filled + outlined
 
@@ -449,6 +458,21 @@ def _sides_followed(quad: np.ndarray, border: np.ndarray) -> list[float]:
         pixels = max(1, int(np.abs(b - a).max()))  # a drawn line's length in pixels
         shares.append(np.count_nonzero(line & border) / pixels)
     return shares
+
+
+def _square_to_the_edge(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether the corners of ``quad`` on the picture's edge are near-right: a card the edge
+    cuts along a strip parallel to its side (the part shown is still most of a card, counted
+    as :data:`EDGE_CUT` hidden), not aslant across a corner."""
+    h, w = shape
+    for i in range(4):
+        a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
+        if min(b[0], b[1], w - 1 - b[0], h - 1 - b[1]) <= FRAME_PX + 1:
+            u, v = a - b, c - b
+            cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+            if abs(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))) - 90.0) > EDGE_SQUARE:
+                return False
+    return True
 
 
 def _side_on_edge(quad: np.ndarray, shape: tuple[int, ...], near: float = 2.0) -> bool:

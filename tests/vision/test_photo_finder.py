@@ -198,14 +198,15 @@ def _share_in_picture(quad: np.ndarray, photo: np.ndarray) -> float:
 
 def test_a_door_or_a_screen_cut_by_the_frame_is_not_rebuilt_into_a_card() -> None:
     """What the frame cuts is rebuilt only from four sides seen in the picture, into a card's
-    shape, with at most a quarter of it outside: a door's long slab, a screen running off two
-    edges, a card-shaped window mostly off the picture are refused."""
+    shape, with at most a quarter of it outside, and what the edge cuts aslant is not taken for
+    a card with the edge for a side: a door's long slab, a slanted screen running off a side,
+    a card-shaped window mostly off the picture are refused."""
     wall = np.full((480, 640, 3), (215, 220, 225), np.uint8)
     door = wall.copy()  # 2.5 : 1, slanted, its top corner off the picture
     cv2.fillConvexPoly(door, cv2.boxPoints(((330, 250), (190, 475), 12)).astype(np.int32),
                        (30, 30, 150))
-    screen = wall.copy()  # 16 : 10, its right side and a corner off the picture
-    cv2.fillConvexPoly(screen, cv2.boxPoints(((560, 300), (400, 250), -8)).astype(np.int32),
+    screen = wall.copy()  # 16 : 9, slanted, its right side and a corner off the picture
+    cv2.fillConvexPoly(screen, cv2.boxPoints(((560, 300), (400, 225), -20)).astype(np.int32),
                        (20, 20, 20))
     window = wall.copy()  # a card's shape, 40% of it off the top
     cv2.fillConvexPoly(window, cv2.boxPoints(((320, 60), (220, 308), 15)).astype(np.int32),
