@@ -12,12 +12,14 @@ card-shaped (four near-right angles, long side 1.1-1.75 times the short), be fil
 region and be outlined by it. A card the picture's edge cuts is rebuilt from its own sides:
 the hull's sides along the edge are the edge's and are left out, and the card's four sides,
 each followed by the region in the picture for a part of its length, are crossed beyond it;
-at most a quarter of the card may lie outside. A quad with the picture's edge for a side is
-never taken (it would be the part the picture shows, stretched to a whole card), so a card of
-which a whole side is off the picture is not found: where that side runs is a guess. Doors,
-screens and keyboards fail those tests: too long, cut by the frame on a whole side or mostly
-outside it, or not one solid region. The crop paints the part of a card outside the picture
-in the colour of the card's edge, so that it reads as blank paper, not as ink.
+at most a quarter of the card may lie outside. Where a whole side of the card is off the
+picture, where it runs is a guess: only the part the picture shows is taken, with the edge for
+a side, and only when the edge cuts it along a strip (its corners on the edge near-right; it
+counts as :data:`EDGE_CUT` hidden), never when the edge cuts it aslant across a corner, as it
+cuts a slanted screen or door. Doors, screens and keyboards fail those tests: too long, cut
+aslant or mostly outside the picture, or not one solid region. The crop paints the part of a
+card outside the picture in the colour of the card's edge, so that it reads as blank paper,
+not as ink.
 
 Each card found also says how much of it is hidden (:func:`hidden_share`): by what reaches over
 its outline from outside (a hand, also one coming in from off the picture) or by the picture's
