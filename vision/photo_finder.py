@@ -8,14 +8,23 @@ and a stretched webcam frame squashes it. When the detector finds nothing, this 
 for the card as a region instead: a card is lighter than the table, or whiter, or simply other
 than the photo's border. Each such region's convex hull is cut back to its four longest sides,
 so that fingers over an edge or a corner stay outside the card; what remains must be
-card-shaped (four near-right angles, long side 1.1-1.8 times the short), lie inside the picture
-(a card cut by the picture's edge is not taken), be filled by the region and be outlined by
-it. Doors, screens and keyboards fail those tests: they are cut by the frame, too long, or
-not one solid region.
+card-shaped (four near-right angles, long side 1.1-1.75 times the short), be filled by the
+region and be outlined by it. A card the picture's edge cuts is rebuilt from its own sides:
+the hull's sides along the edge are the edge's and are left out, and the card's four sides,
+each followed by the region in the picture for a part of its length, are crossed beyond it;
+at most a quarter of the card may lie outside. Where a whole side of the card is off the
+picture, where it runs is a guess: only the part the picture shows is taken, with the edge for
+a side, and only when the edge cuts it along a strip (its corners on the edge near-right; it
+counts as :data:`EDGE_CUT` hidden), never when the edge cuts it aslant across a corner, as it
+cuts a slanted screen or door. Doors, screens and keyboards fail those tests: too long, cut
+aslant or mostly outside the picture, or not one solid region. The crop paints the part of a
+card outside the picture in the colour of the card's edge, so that it reads as blank paper,
+not as ink.
 
 Each card found also says how much of it is hidden (:func:`hidden_share`): by what reaches over
-its outline from outside (a hand) or by the picture's edge. Enrolment refuses a card hidden at
-all; naming answers unknown for one hidden past :data:`MAX_HIDDEN_TO_NAME`.
+its outline from outside (a hand, also one coming in from off the picture) or by the picture's
+edge (``cut``: the share of the rebuilt card outside the picture). Enrolment refuses a card
+hidden at all; naming answers unknown for one hidden past :data:`MAX_HIDDEN_TO_NAME`.
 """
 
 from __future__ import annotations
@@ -52,7 +61,26 @@ MIN_OUTLINED = 0.6
 """Share of the quad's perimeter that the region's own border follows."""
 
 MAX_CUT = 0.08
-"""Largest share of a card's outline that may lie outside the picture (a corner cut off)."""
+"""Largest share of a held card's outline that may lie outside the picture (a corner cut off):
+its sides are guessed, and a guess that runs off the picture is seldom the card."""
+
+MAX_REBUILT_CUT = 0.25
+"""Largest share of a card's outline outside the picture when its four sides are all seen in
+it and crossed beyond the edge: the rest still shows enough of the card to tell it."""
+
+MIN_SIDE_SEEN = 0.15
+"""Least share of each side of a card cut by the picture's edge along which the card's region
+is seen to run in the picture: a side seen only as a stub near a corner, or one that only the
+picture's edge bounds, does not say where it runs."""
+
+EDGE_SQUARE = 10.0
+"""Largest error from a right angle (degrees) of the corners where a quad with the picture's
+edge for a side meets it: a card cut along a strip by the edge shows near-right ones, one cut
+aslant across a corner (or a screen or a door) does not, and its crop would be skewed."""
+
+FRAME_PX = 1.5
+"""Hull sides this near (px at the search size) to the picture's edge along their length are
+the edge's, not the card's."""
 
 HELD_CHECKED = 12
 """Rectangles per region, best outlined first, checked fully when the hull's sides fail."""
@@ -85,7 +113,29 @@ def find_photo_cards(image: np.ndarray) -> list[FoundCard]:
     quad = silhouette_card(image)
     if quad is None:
         return []
-    return [FoundCard(quad, crop_card(image, quad), hidden_share(image, quad))]
+    return [FoundCard(quad, crop_in_picture(image, quad), hidden_share(image, quad))]
+
+
+def crop_in_picture(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """:func:`crop_card`, the part of the card outside the picture painted in the colour of its
+    edge where seen (its paper): smearing the picture's last row out over it, as the crop
+    does, would draw stripes of whatever ink that row crosses, which read as print."""
+    crop = crop_card(image, quad)
+    h, w = crop.shape[:2]
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    homography = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
+    seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), homography, (w, h),
+                               flags=cv2.INTER_NEAREST, borderValue=0) > 0
+    if seen.all():
+        return crop
+    seen = cv2.erode(seen.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # no smeared rim
+    rim = np.zeros((h, w), bool)
+    band = max(2, min(h, w) // 20)
+    rim[:band], rim[-band:], rim[:, :band], rim[:, -band:] = True, True, True, True
+    edge = crop[rim & seen] if np.any(rim & seen) else crop[seen] if np.any(seen) else crop.reshape(-1, 3)
+    crop = crop.copy()
+    crop[~seen] = np.median(edge, axis=0).astype(crop.dtype)
+    return crop
 
 
 def photo_crops(image: np.ndarray) -> list[np.ndarray]:
@@ -121,16 +171,18 @@ def _whole_card(regions: list[np.ndarray], shape: tuple[int, int],
     patterned thing's patch of the paper's colour is card-shaped too)."""
     best: tuple[float, np.ndarray] | None = None
     for region in regions:
-        quad = _four_sides(region)
-        if quad is not None:
-            quad = _fitted_to_outline(quad, region)
-        if quad is None:
-            continue
-        score = _card_score(quad, region, shape)
-        if score is None or (spill_lab is not None and spill_beyond(quad, spill_lab) > MAX_SPILL):
-            continue
-        if best is None or score > best[0]:
-            best = (score, quad)
+        for quad in _four_sides(region, shape):
+            fitted = _fitted_to_outline(quad, region)
+            if fitted is None or (_side_on_edge(fitted, shape)
+                                  and not _square_to_the_edge(fitted, shape)):
+                continue  # the part the picture shows of something its edge cuts aslant
+            score = _card_score(fitted, region, shape)
+            if score is None or (spill_lab is not None
+                                 and spill_beyond(fitted, spill_lab) > MAX_SPILL):
+                continue
+            if best is None or score > best[0]:
+                best = (score, fitted)
+            break  # a card rebuilt beyond the picture before the part of it the picture shows
     return best
 
 
@@ -158,7 +210,7 @@ def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.
             if _inside_share(guesses[i], shape) < 1 - MAX_CUT:
                 continue
             checked += 1
-            score = _card_score(guesses[i], region, shape)
+            score = _card_score(guesses[i], region, shape, MAX_CUT)
             if score is not None and spill_beyond(guesses[i], lab) <= MAX_SPILL:
                 passed.append((score, guesses[i]))
     if not passed:
@@ -246,10 +298,20 @@ Side = tuple[np.ndarray, np.ndarray]
 """A side as its two end points."""
 
 
-def _four_sides(contour: np.ndarray) -> np.ndarray | None:
+def _four_sides(contour: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
     """The quad bounded by the four longest sides of the region's convex hull (nearly collinear
-    hull edges joined first), so that a bump where a finger joins the card is left out."""
+    hull edges joined first), so that a bump where a finger joins the card is left out. Where
+    the region meets the picture's edge, first the quad bounded by the four longest of its
+    other sides: a card the edge cuts is bounded by its own sides, crossed beyond the picture
+    (the quad with the edge for a side is the part of it the picture shows)."""
     sides = _hull_sides(cv2.convexHull(contour).reshape(-1, 2).astype(np.float64))
+    own = [side for side in sides if not _along_frame(side, shape)]
+    quads = ([_bounded_by(own)] if len(own) < len(sides) else []) + [_bounded_by(sides)]
+    return [quad for quad in quads if quad is not None]
+
+
+def _bounded_by(sides: list[Side]) -> np.ndarray | None:
+    """The convex quad that the four longest of ``sides`` (in hull order) bound, or None."""
     if len(sides) < 4:
         return None
     longest = sorted(sorted(range(len(sides)), key=lambda i: -_length(sides[i]))[:4])
@@ -275,6 +337,15 @@ def _hull_sides(points: np.ndarray) -> list[Side]:
         sides[0] = (sides[-1][0], sides[0][1])
         sides.pop()
     return sides
+
+
+def _along_frame(side: Side, shape: tuple[int, int]) -> bool:
+    h, w = shape
+    ends = np.array(side)
+    for axis, limit in ((0, 0.0), (0, w - 1.0), (1, 0.0), (1, h - 1.0)):
+        if np.all(np.abs(ends[:, axis] - limit) <= FRAME_PX):
+            return True
+    return False
 
 
 def _length(side: Side) -> float:
@@ -333,13 +404,18 @@ def _points_along(side: Side, points: np.ndarray, band: float) -> np.ndarray:
 
 
 # ---- is it a card? ---------------------------------------------------------------------------
-def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -> float | None:
-    """How well ``contour`` fills and outlines ``quad`` (higher is better), or ``None`` when the
-    quad cannot be a whole card."""
+def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int],
+                max_cut: float = MAX_REBUILT_CUT) -> float | None:
+    """How well ``contour`` fills and outlines ``quad`` (higher is better) where the picture
+    shows it, or ``None`` when the quad cannot be a card: one cut by the picture's edge by
+    more than ``max_cut``, or cut with a side along the edge, or (rebuilt past the
+    :data:`MAX_CUT` a held card's guess may run off) with a side the region is not seen to
+    follow."""
     h, w = shape
     in_picture = _inside_share(quad, shape)
-    if in_picture < 1 - MAX_CUT or (in_picture < 0.999 and _side_on_edge(quad, shape)):
-        return None  # cut by the picture's edge
+    cut = in_picture < 0.999
+    if cut and (in_picture < 1 - max_cut or _side_on_edge(quad, shape)):
+        return None
     if not _near_right_angles(quad) or not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
         return None
     if cv2.contourArea(quad) < MIN_AREA * h * w:
@@ -348,6 +424,8 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     cv2.drawContours(region, [contour], -1, 255, -1)
     inside = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(inside, quad.astype(np.int32), 255)
+    if cut:
+        region |= _holes_open_to_the_edge(region, inside)
     filled = np.count_nonzero(region & inside) / max(1, int(np.count_nonzero(inside)))
     if filled < MIN_FILLED:
         return None
@@ -355,9 +433,48 @@ def _card_score(quad: np.ndarray, contour: np.ndarray, shape: tuple[int, int]) -
     ring = np.zeros((h, w), np.uint8)
     cv2.polylines(ring, [quad.astype(np.int32)], True, 255, 1)
     outlined = np.count_nonzero(border & ring) / max(1, int(np.count_nonzero(ring)))
-    if outlined < MIN_OUTLINED:
+    if outlined < MIN_OUTLINED or (cut and max_cut > MAX_CUT
+                                   and min(_sides_followed(quad, border)) < MIN_SIDE_SEEN):
         return None
     return filled + outlined
+
+
+def _holes_open_to_the_edge(region: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The parts of ``inside`` (a card's quad, in the picture) that ``region`` leaves out but
+    encloses together with the picture's edge: a card's print that the edge cuts is open to the
+    edge, so its region's outer outline does not go round it."""
+    gaps = (region == 0).astype(np.uint8)
+    _, parts = cv2.connectedComponents(gaps, connectivity=4)
+    outer = np.unique(parts[(inside == 0) & (gaps > 0)])
+    return ((gaps > 0) & ~np.isin(parts, outer)).astype(np.uint8) * 255
+
+
+def _sides_followed(quad: np.ndarray, border: np.ndarray) -> list[float]:
+    """The share of each side of ``quad`` along which the region's ``border`` runs in the
+    picture (a side that runs off it, or that only the picture's edge bounds, has little)."""
+    shares: list[float] = []
+    for i in range(4):
+        a, b = np.round(quad[i]).astype(int), np.round(quad[(i + 1) % 4]).astype(int)
+        line = np.zeros_like(border)
+        cv2.line(line, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 255, 1)
+        pixels = max(1, int(np.abs(b - a).max()))  # a drawn line's length in pixels
+        shares.append(np.count_nonzero(line & border) / pixels)
+    return shares
+
+
+def _square_to_the_edge(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether the corners of ``quad`` on the picture's edge are near-right: a card the edge
+    cuts along a strip parallel to its side (the part shown is still most of a card, counted
+    as :data:`EDGE_CUT` hidden), not aslant across a corner."""
+    h, w = shape
+    for i in range(4):
+        a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
+        if min(b[0], b[1], w - 1 - b[0], h - 1 - b[1]) <= FRAME_PX + 1:
+            u, v = a - b, c - b
+            cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+            if abs(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))) - 90.0) > EDGE_SQUARE:
+                return False
+    return True
 
 
 def _side_on_edge(quad: np.ndarray, shape: tuple[int, ...], near: float = 2.0) -> bool:
@@ -467,12 +584,15 @@ def hidden_share(image: np.ndarray, quad: np.ndarray) -> Hidden:
 
 def _reached_over(lab: np.ndarray, paper: np.ndarray, seen: np.ndarray, face: np.ndarray) -> int:
     """Pixels of ``face`` unlike ``paper`` that join the canvas's rim through pixels unlike it
-    (thin lines left out)."""
+    (thin lines left out). Beyond the card's outline the part off the picture counts as
+    unlike (a hand comes in from there); within it, it joins nothing (the card's print the
+    picture's edge cuts is no hand)."""
     unlike = (lab[..., 0] < (1 - UNLIKE_LIGHT) * paper[0]) | \
         (np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]) > UNLIKE_COLOUR)
     unlike = cv2.morphologyEx(unlike.astype(np.uint8), cv2.MORPH_OPEN,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))) > 0
-    unlike |= ~seen
+    card = _inset(seen.shape, 0)
+    unlike = (unlike & seen) | (~seen & ~card)
     _, parts = cv2.connectedComponents(unlike.astype(np.uint8), connectivity=4)
     rim = np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])
     outside = np.isin(parts, np.unique(rim[rim > 0]))

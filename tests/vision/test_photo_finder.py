@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 from ducktable.sim import render
 from ducktable.vision import printing
+from ducktable.vision.detect import crop_card
 from ducktable.vision.detect_shapes import _order_portrait
 from ducktable.vision.enroll import MAX_HIDDEN_TO_ENROL, enrollable, hidden_message
 from ducktable.vision.photo_finder import (
     MAX_HIDDEN_TO_NAME,
     FoundCard,
+    crop_in_picture,
     find_photo_cards,
     hidden_share,
     nameable,
@@ -133,6 +135,84 @@ def test_a_corner_cut_by_the_pictures_edge_still_gives_the_card() -> None:
     quad = silhouette_card(photo)
     assert quad is not None
     assert corner_error(quad, truth) < 0.05 * 320
+
+
+def test_a_card_with_a_corner_off_the_picture_is_rebuilt_from_its_four_sides() -> None:
+    """The hull's side along the picture's edge is the edge's: the card's own four sides,
+    crossed beyond the picture, give its whole outline, and the share cut off is told."""
+    photo, truth = photo_with_card((560, 300), 300, -30)
+    assert 0.8 < _share_in_picture(truth, photo) < 0.92  # a corner well off the picture
+    (found,) = find_photo_cards(photo)
+    assert corner_error(found.quad, truth) < 0.03 * 300
+    assert found.quad[:, 0].max() > photo.shape[1] + 20  # the corner is placed off the picture
+    true_cut = hidden_share(photo, _order_portrait(truth)).cut
+    assert abs(found.hidden.cut - true_cut) < 0.02 and found.hidden.over <= MAX_HIDDEN_TO_ENROL
+    assert not enrollable(found.hidden.total) and nameable(found.hidden.total)
+
+
+def test_a_cut_cards_print_running_to_the_pictures_edge_is_not_taken_for_a_hand() -> None:
+    """A court card's picture fills most of its face: cut by the picture's edge, it touches
+    the part off the picture, which is no hand reaching over the card."""
+    court = np.full((300, 200, 3), 235, np.uint8)
+    cv2.rectangle(court, (22, 30), (178, 270), (40, 60, 150), -1)
+    photo, truth = photo_with_card((560, 300), 300, -30, card=court)
+    (found,) = find_photo_cards(photo)
+    assert corner_error(found.quad, truth) < 0.03 * 300
+    assert found.hidden.over <= MAX_HIDDEN_TO_ENROL and 0.05 < found.hidden.cut < 0.15
+    held = photo.copy()  # a hand coming in from off the picture over the card is one still
+    cv2.line(held, (639, 200), (470, 330), (120, 150, 205), 60)
+    assert hidden_share(held, found.quad).over > MAX_HIDDEN_TO_ENROL
+
+
+def test_the_part_of_a_card_off_the_picture_is_blank_in_its_crop_not_smeared_ink() -> None:
+    """The crop paints what the picture does not show in the card's paper colour: smearing the
+    picture's last column over it would draw the pips that column crosses as stripes."""
+    photo, truth = photo_with_card((560, 300), 300, -30, card=white_playing_card())
+    quad = _order_portrait(truth)
+    crop = crop_in_picture(photo, quad)
+    smeared = crop_card(photo, quad)
+    off = _off_picture(photo, quad, crop.shape[:2])
+    assert 0.05 < off.mean() < 0.2
+    paper = np.median(crop[~off], axis=0)
+    assert np.abs(crop[off].astype(int) - paper).max() <= 2
+    assert np.abs(crop[~off].astype(int) - smeared[~off]).max() == 0  # the seen part is as cut
+    inside = quad - np.float32((240, 60))  # the same card, whole in the picture
+    assert np.array_equal(crop_in_picture(photo, inside), crop_card(photo, inside))
+
+
+def _off_picture(photo: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    h, w = size
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    homography = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
+    seen = cv2.warpPerspective(np.full(photo.shape[:2], 255, np.uint8), homography, (w, h),
+                               flags=cv2.INTER_NEAREST, borderValue=0)
+    return cv2.dilate(255 - seen, np.ones((3, 3), np.uint8)) > 0
+
+
+def _share_in_picture(quad: np.ndarray, photo: np.ndarray) -> float:
+    h, w = photo.shape[:2]
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    common, _ = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
+    return float(common) / cv2.contourArea(quad.astype(np.float32))
+
+
+def test_a_door_or_a_screen_cut_by_the_frame_is_not_rebuilt_into_a_card() -> None:
+    """What the frame cuts is rebuilt only from four sides seen in the picture, into a card's
+    shape, with at most a quarter of it outside, and what the edge cuts aslant is not taken for
+    a card with the edge for a side: a door's long slab, a slanted screen running off a side,
+    a card-shaped window mostly off the picture are refused."""
+    wall = np.full((480, 640, 3), (215, 220, 225), np.uint8)
+    door = wall.copy()  # 2.5 : 1, slanted, its top corner off the picture
+    cv2.fillConvexPoly(door, cv2.boxPoints(((330, 250), (190, 475), 12)).astype(np.int32),
+                       (30, 30, 150))
+    screen = wall.copy()  # 16 : 9, slanted, its right side and a corner off the picture
+    cv2.fillConvexPoly(screen, cv2.boxPoints(((560, 300), (400, 225), -20)).astype(np.int32),
+                       (20, 20, 20))
+    window = wall.copy()  # a card's shape, 40% of it off the top
+    cv2.fillConvexPoly(window, cv2.boxPoints(((320, 60), (220, 308), 15)).astype(np.int32),
+                       (140, 110, 60))
+    for picture in (door, screen, window):
+        assert photo_crops(picture) == []
 
 
 # ---- how much of a found card is hidden -----------------------------------------------------
