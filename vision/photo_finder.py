@@ -124,8 +124,7 @@ def crop_in_picture(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     h, w = crop.shape[:2]
     target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     homography = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
-    seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), homography, (w, h),
-                               flags=cv2.INTER_NEAREST, borderValue=0) > 0
+    seen = _in_picture(image.shape, homography, (w, h))
     if seen.all():
         return crop
     seen = cv2.erode(seen.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # no smeared rim
@@ -136,6 +135,13 @@ def crop_in_picture(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     crop = crop.copy()
     crop[~seen] = np.median(edge, axis=0).astype(crop.dtype)
     return crop
+
+
+def _in_picture(shape: tuple[int, ...], homography: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Which pixels of a canvas of ``size`` that ``homography`` maps the photo onto come from
+    inside the photo (a card cut by its edge leaves the rest empty)."""
+    return cv2.warpPerspective(np.full(shape[:2], 255, np.uint8), homography, size,
+                               flags=cv2.INTER_NEAREST, borderValue=0) > 0
 
 
 def photo_crops(image: np.ndarray) -> list[np.ndarray]:
@@ -467,14 +473,8 @@ def _square_to_the_edge(quad: np.ndarray, shape: tuple[int, int]) -> bool:
     cuts along a strip parallel to its side (the part shown is still most of a card, counted
     as :data:`EDGE_CUT` hidden), not aslant across a corner."""
     h, w = shape
-    for i in range(4):
-        a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
-        if min(b[0], b[1], w - 1 - b[0], h - 1 - b[1]) <= FRAME_PX + 1:
-            u, v = a - b, c - b
-            cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
-            if abs(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))) - 90.0) > EDGE_SQUARE:
-                return False
-    return True
+    on_edge = [i for i, (x, y) in enumerate(quad) if min(x, y, w - 1 - x, h - 1 - y) <= FRAME_PX + 1]
+    return all(_off_square(quad, i) <= EDGE_SQUARE for i in on_edge)
 
 
 def _side_on_edge(quad: np.ndarray, shape: tuple[int, ...], near: float = 2.0) -> bool:
@@ -490,13 +490,15 @@ def _side_on_edge(quad: np.ndarray, shape: tuple[int, ...], near: float = 2.0) -
 
 
 def _near_right_angles(quad: np.ndarray) -> bool:
-    for i in range(4):
-        a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
-        u, v = a - b, c - b
-        cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
-        if abs(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))) - 90.0) > MAX_ANGLE_ERROR:
-            return False
-    return True
+    return all(_off_square(quad, i) <= MAX_ANGLE_ERROR for i in range(4))
+
+
+def _off_square(quad: np.ndarray, i: int) -> float:
+    """How far (degrees) the corner ``i`` of ``quad`` is from a right angle."""
+    a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
+    u, v = a - b, c - b
+    cos = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+    return abs(float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))) - 90.0)
 
 
 def _aspect(quad: np.ndarray) -> float:
@@ -564,8 +566,7 @@ def hidden_share(image: np.ndarray, quad: np.ndarray) -> Hidden:
     target = np.array([[pad, pad], [pad + w, pad], [pad + w, pad + h], [pad, pad + h]], np.float32)
     homography = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
     size = (w + 2 * pad, h + 2 * pad)
-    seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), homography, size,
-                               flags=cv2.INTER_NEAREST, borderValue=0) > 0
+    seen = _in_picture(image.shape, homography, size)
     warped = cv2.warpPerspective(image, homography, size, flags=cv2.INTER_AREA,
                                  borderMode=cv2.BORDER_REPLICATE)
     lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
