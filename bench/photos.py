@@ -24,11 +24,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
+from ducktable.vision.card_index import IndexReader, Read
 from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder, enrollable, found_card
 from ducktable.vision.features import CardFeatures, PhotoDeck, ink_layouts
 from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME, find_photo_cards, nameable
 
 KS = (1, 2, 5)
+INDEX_TIMED = 50
+"""Crops on which one second look at the index is timed."""
 TARGETS = {"right": 0.99, "wrong": 0.005, "unknown_rejected": 0.99, "found": 0.99}
 
 
@@ -49,9 +52,28 @@ class Photos:
     """Ink layouts of each crop and of its half-turned twin (:func:`ink_layout`), for the
     naming's second look; None leaves it out."""
     turned_layouts: np.ndarray | None = None
+    index_reads: list[list[list[Read]]] | None = None
+    """Per crop, what the index reader reads in every box (:data:`~ducktable.vision.card_index.BOXES`),
+    the crop as it is then turned half way; None leaves the index's second look out."""
+    index_ms: float = 0.0
+    """Milliseconds one second look at the index costs (both corners, one box)."""
 
     def hidden_share(self, row: int) -> float:
         return float(self.hidden[row]) if len(self.hidden) else 0.0
+
+    def view_reads(self, rows: Sequence[int]) -> list[list[Read]]:
+        """The index reads of enrolment views made of ``rows``: each photo, then each photo
+        turned half way (as :func:`~ducktable.vision.features.enrolment_views` orders them)."""
+        if self.index_reads is None:
+            return []
+        return [self.index_reads[row][0] for row in rows] + [self.index_reads[row][1] for row in rows]
+
+    def reader_of(self, deck: PhotoDeck, rows: Sequence[int]) -> Callable[[int], list[Read]] | None:
+        """``read_index`` for ``deck.match`` of ``rows``: their reads in the deck's box."""
+        reads, index = self.index_reads, deck.index
+        if reads is None or index is None:
+            return None
+        return lambda i: [reads[rows[i]][side][index.box] for side in (0, 1)]
 
     @property
     def refused(self) -> int:
@@ -85,9 +107,10 @@ class Outcome:
 
 
 def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
-                find: CardFinder | None = None,
+                find: CardFinder | None = None, index: IndexReader | None = None,
                 progress: Callable[[str], None] | None = None) -> Photos:
-    """Find and embed the card of every photo under ``folder/<label>/``."""
+    """Find and embed the card of every photo under ``folder/<label>/``, and read its index in
+    every box with ``index`` where given."""
     find = find or find_photo_cards
     labels: list[str] = []
     cut: list[np.ndarray] = []
@@ -123,9 +146,17 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
     embeddings = np.vstack(rows) if rows else np.zeros((0, features.dim), np.float32)
     turned_cut = [cv2.rotate(c, cv2.ROTATE_180) for c in cut]
     turned = features.embed(turned_cut)
+    reads, index_ms = None, 0.0
+    if index is not None:
+        reads = [index.corner_reads(crop) for crop in cut]
+        started = time.perf_counter()
+        for crop in cut[:INDEX_TIMED]:
+            index.corner_reads(crop, boxes=(0,))
+        index_ms = 1000 * (time.perf_counter() - started) / max(min(len(cut), INDEX_TIMED), 1)
     return Photos(labels, embeddings, turned, files, not_found,
                   1000 * find_s / max(files, 1), 1000 * embed_s / max(len(cut), 1),
-                  np.array(hidden, np.float64), ink_layouts(cut), ink_layouts(turned_cut))
+                  np.array(hidden, np.float64), ink_layouts(cut), ink_layouts(turned_cut),
+                  reads, index_ms)
 
 
 def crops_of(folder: Path, *, crops: bool = False, limit: int = 60,
@@ -167,6 +198,7 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
             enrolled = sorted(rng.sample(usable, len(usable) // 2))
         views: dict[str, np.ndarray] = {}
         layouts: dict[str, np.ndarray] = {}
+        indices: dict[str, list[list[Read]]] = {}
         tests: list[int] = []
         for label in usable:
             rows = by_label[label][:]
@@ -180,12 +212,14 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
                 if photos.layouts is not None and photos.turned_layouts is not None:
                     layouts[label] = np.vstack([photos.layouts[chosen],
                                                 photos.turned_layouts[chosen]])
+                indices[label] = photos.view_reads(chosen)
                 tests += [row for row in rows if row not in chosen]
             else:
                 tests += rows
-        deck = PhotoDeck.fit(views, layouts if photos.layouts is not None else None)
+        deck = PhotoDeck.fit(views, layouts if photos.layouts is not None else None,
+                             indices if photos.index_reads is not None else None)
         matches = deck.match(photos.embeddings[tests], layouts=None if photos.layouts is None
-                             else photos.layouts[tests])
+                             else photos.layouts[tests], read_index=photos.reader_of(deck, tests))
         for row, match in zip(tests, matches, strict=True):
             truth = photos.labels[row]
             said = match.label if nameable(photos.hidden_share(row)) else UNKNOWN
@@ -211,13 +245,15 @@ def another_printing(photos: Photos, others: Photos, k: int, *, rounds: int = 5,
     by_label = _rows_by_label(photos.labels)
     outcome = Outcome(k, labels_tested=len(by_label))
     for _ in range(rounds):
-        views = {}
+        views, indices = {}, {}
         for label, rows in by_label.items():
             pool = [row for row in rows if enrollable(photos.hidden_share(row))]
             chosen = rng.sample(pool, min(k, len(pool)))
             if chosen:
                 views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
-        matches = PhotoDeck.fit(views).match(others.embeddings)
+                indices[label] = photos.view_reads(chosen)
+        deck = PhotoDeck.fit(views, index_reads=indices if photos.index_reads is not None else None)
+        matches = deck.match(others.embeddings, read_index=others.reader_of(deck, range(len(others.labels))))
         said = [m.label if nameable(others.hidden_share(i)) else UNKNOWN
                 for i, m in enumerate(matches)]
         outcome.strangers += len(said)
@@ -229,10 +265,10 @@ def another_printing(photos: Photos, others: Photos, k: int, *, rounds: int = 5,
 
 def run(folder: Path, *, features: CardFeatures | None = None, crops: bool = False,
         ks: Sequence[int] = KS, rounds: int = 5, seed: int = 0, unknown: bool = False,
-        find: CardFinder | None = None,
+        find: CardFinder | None = None, index: IndexReader | None = None,
         progress: Callable[[str], None] | None = None) -> tuple[Photos, list[Outcome]]:
     features = features or CardFeatures.load()
-    photos = read_folder(folder, features, crops=crops, find=find, progress=progress)
+    photos = read_folder(folder, features, crops=crops, find=find, index=index, progress=progress)
     outcomes = [cross_validate(photos, k, rounds=rounds, seed=seed, unknown=unknown) for k in ks]
     return photos, outcomes
 
@@ -248,7 +284,8 @@ def report(folder: Path, photos: Photos, outcomes: Sequence[Outcome]) -> str:
                      f"edge): never enrolled, named unknown when more than "
                      f"{MAX_HIDDEN_TO_NAME:.0%} is hidden")
     lines.append(f"  ms per photo: finding {photos.find_ms:.1f}, naming {photos.embed_ms:.1f} "
-                 f"(one core)")
+                 f"(one core)" + (f"; a second look at the printed index {photos.index_ms:.1f}"
+                                  if photos.index_reads is not None else ""))
     for o in outcomes:
         if not o.named and not o.strangers:
             lines.append(f"  k={o.k}: too few photos per label to enrol {o.k} and name the rest")

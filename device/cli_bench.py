@@ -262,6 +262,8 @@ def _photos_options(p: argparse.ArgumentParser) -> None:
                    help="photos of another printing or game (same layout of folders): enrol 2 "
                         "photos per label of FOLDER and count how many of these are named")
     p.add_argument("--other-crops", action="store_true", help="the --other photos are cut already")
+    p.add_argument("--no-index", action="store_true",
+                   help="name without the second look at the printed index (to compare)")
     p.add_argument("--rounds", type=int, default=5, help="enrolments drawn per k (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
     p.add_argument("--speed", type=int, default=0, metavar="N",
@@ -273,6 +275,7 @@ def _run_photos(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ducktable.bench import photos
+    from ducktable.vision.card_index import IndexReader
     from ducktable.vision.classify import ModelError
     from ducktable.vision.features import CardFeatures
 
@@ -287,6 +290,7 @@ def _run_photos(args: argparse.Namespace) -> int:
         raise UserError("--speed must be 0 (not timed) or the number of crops to time")
     try:
         features = CardFeatures.load()
+        index = None if args.no_index else IndexReader.load()
     except ModelError as exc:
         raise UserError(str(exc)) from None
 
@@ -294,7 +298,7 @@ def _run_photos(args: argparse.Namespace) -> int:
         print(f"... {line}", file=sys.stderr, flush=True)
 
     read, outcomes = photos.run(folders[0], features=features, crops=args.crops,
-                                rounds=args.rounds, seed=args.seed, progress=say)
+                                rounds=args.rounds, seed=args.seed, index=index, progress=say)
     if not read.files:
         raise UserError(f"no photos in {folders[0]}: put them in one sub-folder per label")
     if args.unknown:
@@ -307,7 +311,8 @@ def _run_photos(args: argparse.Namespace) -> int:
         print(photos_speed.report(photos_speed.measure(
             features, photos.crops_of(folders[0], crops=args.crops, limit=args.speed))))
     if args.other:
-        others = photos.read_folder(folders[1], features, crops=args.other_crops, progress=say)
+        others = photos.read_folder(folders[1], features, crops=args.other_crops, index=index,
+                                    progress=say)
         outcome = photos.another_printing(read, others, 2, rounds=args.rounds, seed=args.seed)
         wrong = outcome.strangers_named - outcome.strangers_as_themselves
         print(f"  photos of {folders[1]} after enrolling 2 photos per label of {folders[0]}: "

@@ -422,13 +422,16 @@ class PhotoDecks:
     """Decks enrolled from real photos, named with the features network
     (:mod:`ducktable.vision.features`): for such a deck its answer is the one that counts."""
 
-    def __init__(self, features: Any, decks: dict[str, Any]) -> None:
+    def __init__(self, features: Any, decks: dict[str, Any], index: Any = None) -> None:
         self.features = features
         self.decks = decks
+        self.index = index
+        """The printed-index reader, loaded where some deck was enrolled with its indices."""
 
     @classmethod
     def load(cls, prototypes_dir: Path, *, threads: int = 1) -> PhotoDecks | None:
         """The photo decks under ``prototypes_dir``, or None where there are none."""
+        from ducktable.vision.card_index import IndexReader
         from ducktable.vision.features import PHOTO_DECK_FILE, CardFeatures, PhotoDeck
 
         if not prototypes_dir.is_dir():
@@ -443,7 +446,11 @@ class PhotoDecks:
             except (OSError, ValueError, KeyError) as exc:
                 raise PrototypeError(f"the enrolled deck in {deck_dir} cannot be read ({exc}); "
                                      f"enrol it again or delete that folder") from None
-        return cls(CardFeatures.load(threads=threads), decks) if decks else None
+        if not decks:
+            return None
+        indexed = any(deck.index is not None for deck in decks.values())
+        return cls(CardFeatures.load(threads=threads), decks,
+                   IndexReader.load(threads=threads) if indexed else None)
 
     def rename(self, crops: Sequence[np.ndarray], found: list[Classification],
                games: Collection[str] | None, trained: Collection[str]) -> list[Classification]:
@@ -459,12 +466,16 @@ class PhotoDecks:
         decks = {d: deck for d, deck in self.decks.items() if games is None or d in games}
         if not decks:
             return found
+        from ducktable.vision.card_index import CropReads
         from ducktable.vision.features import ink_layouts
 
         embeddings = self.features.embed(crops)
         # only decks enrolled with ink layouts take a second look at near-ties
         layouts = ink_layouts(crops) if any(deck.layouts is not None for deck in decks.values()) else None
-        matches = {d: deck.match(embeddings, layouts=layouts) for d, deck in decks.items()}
+        reads = CropReads(self.index, crops) if self.index is not None else None
+        matches = {d: deck.match(embeddings, layouts=layouts,
+                                 read_index=reads.of(deck.index.box) if reads and deck.index else None)
+                   for d, deck in decks.items()}
         out = []
         for i, before in enumerate(found):
             said = before.label.split("/", 1)[0]

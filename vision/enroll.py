@@ -36,6 +36,7 @@ import numpy as np
 from ducktable.rules import decks
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.vision import augment, printing
+from ducktable.vision.card_index import IndexReader, enrolment_reads
 from ducktable.vision.classify import CardClassifier, Prototypes, write_deck_prototypes
 from ducktable.vision.features import (
     PHOTO_DECK_FILE,
@@ -255,7 +256,8 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     usable = {label: crops for label, crops in crops_by_label.items() if crops}
     if views is None:
         views = enrolment_views(CardFeatures.load(), usable)
-    PhotoDeck.fit(views, enrolment_layouts(usable)).save(deck_dir / PHOTO_DECK_FILE)
+    reads = enrolment_reads(IndexReader.load(), usable)
+    PhotoDeck.fit(views, enrolment_layouts(usable), reads).save(deck_dir / PHOTO_DECK_FILE)
     shown = deck_dir / "crops"
     shown.mkdir(exist_ok=True)
     for old in shown.glob("*.png"):

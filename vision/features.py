@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,20 @@ looked at again by their ink layouts, and a crop whose layout is closer to the r
 answered ``unknown``. Webcam hearts, 2 photos per card, 20 rounds: the 6 and 7 of hearts (the
 7's one middle pip apart) were named for each other 57 times in 9,380; with the second look
 wrong fell from 1.68% to 0.44%, right from 64.6% to 64.5%."""
+INDEX_CONFIDENCE = 0.9
+ENROLLED_INDEX_CONFIDENCE = 0.8
+"""How sure the index reader (:mod:`ducktable.vision.card_index`) must be of a crop's index for it
+to count, and of an enrolment photo's. Webcam hearts, 2 photos per card: 0.7 for a crop named
+about as many right and more wrong."""
+INDEX_RAW_MARGIN = 0.03
+"""How far past the deck's raw gate a card must be for the index to name a crop in doubt for it.
+The index tells a card's rank, not its printing or suit: webcam hearts (gate 0.84), 2 photos
+per card, 3 rounds, against a Bicycle deck's photos: at the gate itself the index named 19.7%
+of the Bicycle photos as another card (as without the index); 0.02 past it, 16.3%; 0.03,
+11.6%, the hearts' own photos 81.1% right (81.2% without the index) and 0.17% wrong (0.29%)."""
+MIN_INDEXED = 0.3
+"""Share of a deck's cards whose index must be read on two of its enrolled views for the deck to
+take the index's second look at all (a deck that prints none, like SET, never does)."""
 REBUILD_HINT = ("run `python -m ducktable.training.features` (the `train` extra) to rebuild it, "
                 "or restore the file from the repository")
 
@@ -263,6 +278,70 @@ class Match:
     raw: float
 
 
+Reads = Sequence[Sequence[tuple[str, float]]]
+"""Index reads of one card's enrolled views: per view, one (text, confidence) per box tried."""
+
+
+@dataclass(frozen=True)
+class DeckIndex:
+    """Which index each enrolled card prints, as the reader reads it in the deck's best box.
+
+    The second look it gives (:meth:`look`) never names a crop whose picture is not close enough
+    to the card: it only chooses among the cards the pictures leave close, or refuses them all.
+    Lowering the picture's gate where the index agrees named 7 points more webcam hearts right,
+    but also named a Bicycle deck's spades as the enrolled hearts of their rank."""
+
+    box: int
+    texts: Mapping[str, str]
+
+    @classmethod
+    def fit(cls, reads: Mapping[str, Reads]) -> DeckIndex | None:
+        """The box in which the most cards read one index on two of their views (most distinct
+        indices breaking ties), and what each card reads there; None where too few cards read
+        one (:data:`MIN_INDEXED`)."""
+        boxes = min((len(views[0]) for views in reads.values() if len(views)), default=0)
+        best: tuple[float, int, dict[str, str]] | None = None
+        for box in range(boxes):
+            texts = {label: text for label, views in reads.items()
+                     if (text := _agreed([view[box] for view in views]))}
+            score = len(texts) + 0.5 * len(set(texts.values()))
+            if best is None or score > best[0]:
+                best = (score, box, texts)
+        if best is None or len(best[2]) < max(2, MIN_INDEXED * len(reads)):
+            return None
+        return cls(best[1], best[2])
+
+    def look(self, seen: frozenset[str], nearest: str, near: Sequence[tuple[str, float]],
+             min_gap: float = MIN_GAP) -> str | None:
+        """What the index read on a crop (``seen``: the texts read surely, either way up) makes
+        of the cards ``near`` it (label, similarity after whitening; best first; each past the
+        pictures' gate by :data:`INDEX_RAW_MARGIN`): the one card among them that prints it, ``unknown``
+        when none does but the picture's ``nearest`` card prints another index, or None when
+        the read says nothing (nothing read, or no index this deck prints)."""
+        if not seen & set(self.texts.values()):
+            return None
+        agree = [(label, similarity) for label, similarity in near if self.texts.get(label) in seen]
+        if not agree:
+            return UNKNOWN if nearest in self.texts else None
+        if len(agree) > 1 and agree[0][1] - agree[1][1] < min_gap:
+            return UNKNOWN
+        return agree[0][0]
+
+    @staticmethod
+    def seen(reads: Sequence[tuple[str, float]]) -> frozenset[str]:
+        """The texts of ``reads`` (a crop's, either way up) the reader is sure of."""
+        return frozenset(text for text, confidence in reads if text and confidence >= INDEX_CONFIDENCE)
+
+
+def _agreed(views: Sequence[tuple[str, float]]) -> str | None:
+    """The text read surely on at least two of a card's views (the most often, if several)."""
+    counts = Counter(text for text, confidence in views if text and confidence >= ENROLLED_INDEX_CONFIDENCE)
+    if not counts:
+        return None
+    text, times = counts.most_common(1)[0]
+    return text if times >= 2 else None
+
+
 @dataclass(frozen=True)
 class PhotoDeck:
     """A deck's enrolled views in whitened feature space, and their ink layouts where known
@@ -277,13 +356,17 @@ class PhotoDeck:
     min_raw: float = MIN_RAW
     """How similar (before whitening) a crop's closest view must be: :func:`raw_gate` of the
     enrolment; decks enrolled before keep :data:`MIN_RAW`."""
+    index: DeckIndex | None = None
+    """The cards' printed indices where the deck prints them (decks enrolled before: None)."""
 
     @classmethod
     def fit(cls, views: Mapping[str, np.ndarray],
-            layouts: Mapping[str, np.ndarray] | None = None) -> PhotoDeck:
+            layouts: Mapping[str, np.ndarray] | None = None,
+            index_reads: Mapping[str, Reads] | None = None) -> PhotoDeck:
         """Whiten by the scatter of each card's views about their mean; ``views`` maps a label
         to the embeddings of its photos (each photo and the photo turned half way), ``layouts``
-        to their ink layouts in the same order."""
+        to their ink layouts in the same order, ``index_reads`` to their index reads
+        (:meth:`~ducktable.vision.card_index.IndexReader.corner_reads`, every box)."""
         labels = [label for label, rows in views.items() for _ in range(len(rows))]
         if not labels:
             raise ValueError("no enrolled views to fit")
@@ -299,16 +382,21 @@ class PhotoDeck:
             inks = np.vstack([np.asarray(layouts[label], np.float32) for label in views])
             if len(inks) != len(labels):
                 raise ValueError("one ink layout per enrolled view is needed")
+        index = DeckIndex.fit(index_reads) if index_reads else None
         return cls(np.array(labels), _unit((raw - centre) @ projection), projection, centre,
-                   _unit(raw), inks, raw_gate(views))
+                   _unit(raw), inks, raw_gate(views), index)
 
     def match(self, embeddings: np.ndarray, *, min_raw: float | None = None,
-              min_gap: float = MIN_GAP, layouts: np.ndarray | None = None) -> list[Match]:
+              min_gap: float = MIN_GAP, layouts: np.ndarray | None = None,
+              read_index: Callable[[int], Sequence[tuple[str, float]]] | None = None) -> list[Match]:
         """The card each embedding is of, or ``unknown``: named when the closest view is
-        ``min_raw`` similar (the deck's own gate unless told). Given the crops' ink ``layouts`` (and
-        a deck that has them), a crop whose best card is not :data:`SECOND_LOOK_GAP` ahead of
-        the next is named only when its layout is closer to the best card's than to the
-        next's."""
+        ``min_raw`` similar (the deck's own gate unless told). A crop not named so, or whose best
+        card is not :data:`SECOND_LOOK_GAP` ahead of the next, is looked at again: by its
+        printed index where the deck has one and ``read_index(i)`` (crop i's reads in the
+        deck's box, either way up; only asked for such crops) reads one it prints
+        (:meth:`DeckIndex.look`); otherwise, given the crops' ink ``layouts`` (and a deck that
+        has them), a named crop stays named only when its layout is closer to the best card's
+        than to the next's."""
         if not len(embeddings):
             return []
         crops = np.asarray(embeddings, np.float32)
@@ -328,6 +416,14 @@ class PhotoDeck:
             raw = float(raw_row[ranks[0]])
             name = str(names[ranks[0]])
             named = raw >= min_raw and gap >= min_gap
+            if self.index is not None and read_index is not None and (not named or gap < SECOND_LOOK_GAP):
+                near = [(str(names[j]), float(row[j])) for j in ranks
+                        if row[j] >= best - SECOND_LOOK_GAP and raw_row[j] >= min_raw + INDEX_RAW_MARGIN]
+                said = self.index.look(DeckIndex.seen(read_index(i)), name, near, min_gap)
+                if said is not None:
+                    j = ranks[0] if said == UNKNOWN else int(np.flatnonzero(names == said)[0])
+                    found.append(Match(said, float(row[j]), gap, name, float(raw_row[j])))
+                    continue
             if named and looked and gap < SECOND_LOOK_GAP:
                 ink = np.asarray(layouts)[i] @ np.asarray(self.layouts).T
                 named = ink[columns[ranks[0]]].max() >= ink[columns[ranks[1]]].max()
@@ -339,6 +435,10 @@ class PhotoDeck:
                   "projection": self.projection, "centre": self.centre, "raw": self.raw}
         if self.layouts is not None:
             arrays["layouts"] = self.layouts
+        if self.index is not None:
+            arrays["index_box"] = np.int32(self.index.box)
+            arrays["index_labels"] = np.array(list(self.index.texts), dtype=str)
+            arrays["index_texts"] = np.array(list(self.index.texts.values()), dtype=str)
         np.savez_compressed(path, min_raw=np.float32(self.min_raw), **arrays)
 
     @classmethod
@@ -346,8 +446,12 @@ class PhotoDeck:
         with np.load(path, allow_pickle=False) as data:
             layouts = data["layouts"] if "layouts" in data.files else None
             min_raw = float(data["min_raw"]) if "min_raw" in data.files else MIN_RAW
+            index = None
+            if "index_box" in data.files:
+                index = DeckIndex(int(data["index_box"]), dict(zip(data["index_labels"].tolist(),
+                                                                   data["index_texts"].tolist(), strict=True)))
             return cls(data["labels"], data["vectors"], data["projection"], data["centre"],
-                       data["raw"], layouts, min_raw)
+                       data["raw"], layouts, min_raw, index)
 
 
 def raw_gate(views: Mapping[str, np.ndarray]) -> float:

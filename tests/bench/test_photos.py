@@ -163,3 +163,24 @@ def test_a_card_hidden_too_much_is_unknown_rather_than_a_guess() -> None:
         # card-2's odd photo is named whenever it is not enrolled itself (refused when hidden)
         assert (o.wrong > 0) == wrong
         assert o.confusions.get(("card-2", "card-0"), 0) == o.wrong
+
+
+def test_the_printed_index_is_read_on_every_photo_and_takes_its_second_look(
+        tmp_path: Path, features: CardFeatures, few_photos: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import replace
+
+    from ducktable.vision.card_index import BOXES, IndexReader
+
+    folder = write_photos(tmp_path / "std", "standard52", ("6-hearts", "9-hearts", "8-hearts"), 4, seed=3)
+    read = photos.read_folder(folder, features, index=IndexReader.load())
+    assert read.index_reads is not None and len(read.index_reads) == len(read.labels)
+    assert all(len(sides) == 2 and len(sides[0]) == len(BOXES) for sides in read.index_reads)
+    assert read.index_ms > 0
+    with_index = photos.cross_validate(read, 2, rounds=2)
+    without = photos.cross_validate(replace(read, index_reads=None), 2, rounds=2)
+    assert with_index.named == without.named > 0
+    assert with_index.wrong <= without.wrong
+    assert "printed index" in photos.report(folder, read, [with_index])
+    assert cli.main(["bench", "photos", str(few_photos), "--rounds", "1", "--no-index"]) == 0
+    assert "printed index" not in capsys.readouterr().out
