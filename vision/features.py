@@ -311,21 +311,23 @@ class DeckIndex:
             return None
         return cls(best[1], best[2])
 
-    def look(self, seen: frozenset[str], nearest: str, near: Sequence[tuple[str, float]],
-             min_gap: float = MIN_GAP) -> str | None:
+    def look(self, seen: frozenset[str], nearest: str, near: Sequence[str]) -> str | None:
         """What the index read on a crop (``seen``: the texts read surely, either way up) makes
-        of the cards ``near`` it (label, similarity after whitening; best first; each past the
-        pictures' gate by :data:`INDEX_RAW_MARGIN`): the one card among them that prints it, ``unknown``
-        when none does but the picture's ``nearest`` card prints another index, or None when
-        the read says nothing (nothing read, or no index this deck prints)."""
+        of the cards ``near`` it (labels, best first by similarity after whitening; each past the
+        pictures' gate by :data:`INDEX_RAW_MARGIN`): the one card among them that prints it;
+        ``unknown`` when none does but the picture's ``nearest`` card prints another index, or
+        when several do and the nearest is not one of them; None when the read says nothing
+        (nothing read, no index this deck prints) or only that the nearest card's index is
+        right while other near cards print it too (an ace of hearts and of diamonds: the
+        pictures and the ink layout part them, as without the index)."""
         if not seen & set(self.texts.values()):
             return None
-        agree = [(label, similarity) for label, similarity in near if self.texts.get(label) in seen]
+        agree = [label for label in near if self.texts.get(label) in seen]
         if not agree:
             return UNKNOWN if nearest in self.texts else None
-        if len(agree) > 1 and agree[0][1] - agree[1][1] < min_gap:
-            return UNKNOWN
-        return agree[0][0]
+        if len(agree) == 1:
+            return agree[0]
+        return None if agree[0] == nearest else UNKNOWN
 
     @staticmethod
     def seen(reads: Sequence[tuple[str, float]]) -> frozenset[str]:
@@ -417,9 +419,9 @@ class PhotoDeck:
             name = str(names[ranks[0]])
             named = raw >= min_raw and gap >= min_gap
             if self.index is not None and read_index is not None and (not named or gap < SECOND_LOOK_GAP):
-                near = [(str(names[j]), float(row[j])) for j in ranks
+                near = [str(names[j]) for j in ranks
                         if row[j] >= best - SECOND_LOOK_GAP and raw_row[j] >= min_raw + INDEX_RAW_MARGIN]
-                said = self.index.look(DeckIndex.seen(read_index(i)), name, near, min_gap)
+                said = self.index.look(DeckIndex.seen(read_index(i)), name, near)
                 if said is not None:
                     j = ranks[0] if said == UNKNOWN else int(np.flatnonzero(names == said)[0])
                     found.append(Match(said, float(row[j]), gap, name, float(raw_row[j])))

@@ -92,14 +92,15 @@ def test_a_deck_that_prints_no_index_gets_none() -> None:
 
 def test_the_index_chooses_among_near_cards_and_refuses_a_contradiction() -> None:
     index = DeckIndex(0, {"6H": "6", "9H": "9", "6S": "6"})
-    near = [("6H", 0.80), ("9H", 0.79)]
+    near = ["6H", "9H"]
     assert index.look(frozenset({"9"}), "6H", near) == "9H"  # the near runner-up prints a 9
     assert index.look(frozenset({"6"}), "6H", near) == "6H"
     assert index.look(frozenset({"8"}), "6H", near) is None  # no card of this deck prints an 8
     assert index.look(frozenset(), "6H", near) is None
-    assert index.look(frozenset({"6"}), "9H", [("9H", 0.8)]) == UNKNOWN  # only far cards print it
-    tied = [("6H", 0.80), ("6S", 0.80 - MIN_GAP / 2)]
-    assert index.look(frozenset({"6"}), "6H", tied) == UNKNOWN  # the index cannot part a 6 from a 6
+    assert index.look(frozenset({"6"}), "9H", ["9H"]) == UNKNOWN  # only far cards print it
+    # two near cards print a 6: the index cannot part them
+    assert index.look(frozenset({"6"}), "6H", ["6H", "6S"]) is None  # the pictures decide, as before
+    assert index.look(frozenset({"6"}), "9H", ["9H", "6H", "6S"]) == UNKNOWN
 
 
 def twins(tmp_path: Path | None = None) -> tuple[PhotoDeck, np.ndarray]:
