@@ -19,6 +19,7 @@ same sets, byte for byte, from bare git mirrors of the repositories at these com
 * ``yuchenrao_floor``: yuchenrao/EECS349-Card-Classification-Project at 9eb7a4d614f0843634ac032fa2536b19f32a7fbe
 * ``obind_webcam_hearts``: obind/Card-Ai at 7730a5c62911dde6eb43dde4aab46770e9a24b28
 * ``filhodeed_bicycle_crops``: FilhoDeEd/Cards-Detector-2 at ed1d406bf42ecd6468ffeb07956e284c0913a93e
+* ``dobble_webcam_crops``: AlbertaBeef/dobble_buddy at 7cb9386b3adb03e128be7afc5d1fb719a98e8ba6
 
 and photos with no card at all (doors, keyboards, phones, rooms), which a card finder must
 refuse (``ducktable bench photos --other``):
@@ -291,6 +292,19 @@ def items_yuchenrao(rows: list[Row], repo: Repo) -> list[Item]:
             for p, m in matching(rows, pattern)]
 
 
+DOBBLE_WEBCAM_DECKS = ("02", "04", "05", "06", "07")
+"""The decks of the Dobble set captured with a web camera (``dobble_decks_readme.txt``): deck01
+is cut from a slide show (renders) and deck03 from a flatbed scanner, so both are left out."""
+
+
+def items_dobble(rows: list[Row], repo: Repo) -> list[Item]:
+    """``dobble_dataset/dobble_deck<dd>_cards_55/<nn>/card<nn>_01.tif``, the web-camera decks
+    (:data:`DOBBLE_WEBCAM_DECKS`) only; card ``nn`` is labelled ``dobble-nn``."""
+    pattern = r"dobble_dataset/dobble_deck(\d\d)_cards_55/(\d\d)/card\2_01\.tif$"
+    return [Item(p, f"dobble-{m[2]}", f"deck{m[1]}", {})
+            for p, m in matching(rows, pattern) if m[1] in DOBBLE_WEBCAM_DECKS]
+
+
 def items_objects(rows: list[Row], repo: Repo) -> list[Item]:
     """Photos of everyday things at the repository's top level, each under its own name (what
     a card finder must not take for a card: keyboards, a door, phones, a remote, rooms)."""
@@ -372,6 +386,12 @@ SETS: tuple[PhotoSet, ...] = (
              "Bicycle-style deck, one dim greyish photo crop per card (files named *2.png; for the ace of spades "
              "ace_of_spades3.png). The same folder also holds clean RENDERS (names without a digit, and "
              "ace_of_spades2.png) which are NOT used."),
+    PhotoSet("dobble_webcam_crops", "AlbertaBeef/dobble_buddy", "7cb9386b3adb03e128be7afc5d1fb719a98e8ba6",
+             items_dobble, "crop", "dark desk around the round card (square crop of the disc)",
+             "Dobble / Spot it!: 55 ROUND cards with 8 symbols each, no printed index. ~283x283 square web-camera "
+             "crops of the disc, 5 per card (decks 02 and 04 by one author, 05/06/07 by another with 2K/4K/6K "
+             "lighting: same card positions, so near-duplicates). Card numbers (folder names) agree across the "
+             "decks (checked by eye on cards 12 and 30); deck01 (slide renders) and deck03 (scanner) left out."),
     PhotoSet("nocard_objects_azeecord", "Azeecord/mobilenet-vs-googlelens", "fda48bfa2e856cd1d5d5b9b2731fdc56b0496f3d",
              items_objects, "no card", "various", "No card: stock photos of a door, phones, a bag, shoes, a car."),
     PhotoSet("nocard_objects_advik20", "Advik20/Google-Lens-VS-MobileNet", "acaa8a9d26a33d815a5f340f2063466459b81801",
@@ -407,6 +427,19 @@ REJECTED = [
     ("kmin817/Playing-Cards-Detection", "real-photo YOLO set, but no snapshot available."),
     ("vincentbanguyen 'Nothing' class, alu82 images/ (resized copies of images_original/)",
      "not card faces / duplicates."),
+    ("AlbertaBeef/dobble_buddy deck01, deck03, test01", "deck01 cut from slide renders, deck03 from a flatbed "
+     "scanner, test01 10 mixed photos; only the web-camera decks are used (dobble_webcam_crops)."),
+    ("yy-suisse/Image_analysis_project", "EPFL IAPR 2021 custom deck (MNIST-style digits 0-9, J/Q/K, French "
+     "suits): 7 games x 13 phone photos of 4 cards each with per-round CSVs, but multi-card scenes only, and "
+     "game2.csv round 10 P1 was altered (KS; the photo and the course original in aalshabaan/iapr say KC); "
+     "not built."),
+    ("LukiRoth/JassCardDetector", "French-suited Swiss Jass deck, one raw photo per card; the 5-per-card "
+     "'database' are synthetic augmentations (rotated, noised, pasted on black)."),
+    ("aleker/PyHanafudaClassifier, schlafel/Dodelido", "real photos but only 1-2 per card."),
+    ("Moikii/ADL_W23 (SHEL), wemaxon/tichu-card-detection, TaielRaffaeli/truco_app",
+     "German-suited Jass / Tichu / Spanish-deck photos not committed (Google Drive or ignored data/)."),
+    ("JiaYouChen2003/AI_Lab_Mid_Project", "tarot: 10 unlabelled test photos only."),
+    ("PEI09-25-26/Sueca", "webcam card crops per folder, but of a standard French-suited deck."),
 ]
 
 

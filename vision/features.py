@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -311,23 +311,26 @@ class DeckIndex:
             return None
         return cls(best[1], best[2])
 
-    def look(self, seen: frozenset[str], nearest: str, near: Sequence[str]) -> str | None:
+    def look(self, seen: frozenset[str], nearest: str, near: Sequence[str],
+             sure: Collection[str]) -> str | None:
         """What the index read on a crop (``seen``: the texts read surely, either way up) makes
-        of the cards ``near`` it (labels, best first by similarity after whitening; each past the
-        pictures' gate by :data:`INDEX_RAW_MARGIN`): the one card among them that prints it;
-        ``unknown`` when none does but the picture's ``nearest`` card prints another index, or
-        when several do and the nearest is not one of them; None when the read says nothing
-        (nothing read, no index this deck prints) or only that the nearest card's index is
-        right while other near cards print it too (an ace of hearts and of diamonds: the
-        pictures and the ink layout part them, as without the index)."""
+        of the cards ``near`` it (labels, best first by similarity after whitening, the
+        pictures' ``nearest`` first of all), of which those in ``sure`` pass the pictures' gate
+        by :data:`INDEX_RAW_MARGIN`. The one near card that prints it is named where sure, and
+        is left to the pictures where it is their nearest card but not sure. ``unknown`` when
+        no near card prints it but the nearest prints another index, when the only one that
+        does is not sure, or when several do and the nearest is not one of them. None when
+        the read says nothing (nothing read, no index this deck prints) or only that the
+        nearest card's index is right while other near cards print it too (an ace of hearts
+        and of diamonds: the pictures and the ink layout part them, as without the index)."""
         if not seen & set(self.texts.values()):
             return None
         agree = [label for label in near if self.texts.get(label) in seen]
         if not agree:
             return UNKNOWN if nearest in self.texts else None
-        if len(agree) == 1:
-            return agree[0]
-        return None if agree[0] == nearest else UNKNOWN
+        if len(agree) > 1 or (agree[0] == nearest and nearest not in sure):
+            return None if agree[0] == nearest else UNKNOWN
+        return agree[0] if agree[0] in sure else UNKNOWN
 
     @staticmethod
     def seen(reads: Sequence[tuple[str, float]]) -> frozenset[str]:
@@ -419,9 +422,10 @@ class PhotoDeck:
             name = str(names[ranks[0]])
             named = raw >= min_raw and gap >= min_gap
             if self.index is not None and read_index is not None and (not named or gap < SECOND_LOOK_GAP):
-                near = [str(names[j]) for j in ranks
-                        if row[j] >= best - SECOND_LOOK_GAP and raw_row[j] >= min_raw + INDEX_RAW_MARGIN]
-                said = self.index.look(DeckIndex.seen(read_index(i)), name, near)
+                near = [j for j in ranks if row[j] >= best - SECOND_LOOK_GAP]
+                sure = {str(names[j]) for j in near if raw_row[j] >= min_raw + INDEX_RAW_MARGIN}
+                said = self.index.look(DeckIndex.seen(read_index(i)), name,
+                                       [str(names[j]) for j in near], sure)
                 if said is not None:
                     j = ranks[0] if said == UNKNOWN else int(np.flatnonzero(names == said)[0])
                     found.append(Match(said, float(row[j]), gap, name, float(raw_row[j])))

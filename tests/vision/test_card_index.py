@@ -92,15 +92,18 @@ def test_a_deck_that_prints_no_index_gets_none() -> None:
 
 def test_the_index_chooses_among_near_cards_and_refuses_a_contradiction() -> None:
     index = DeckIndex(0, {"6H": "6", "9H": "9", "6S": "6"})
-    near = ["6H", "9H"]
-    assert index.look(frozenset({"9"}), "6H", near) == "9H"  # the near runner-up prints a 9
-    assert index.look(frozenset({"6"}), "6H", near) == "6H"
-    assert index.look(frozenset({"8"}), "6H", near) is None  # no card of this deck prints an 8
-    assert index.look(frozenset(), "6H", near) is None
-    assert index.look(frozenset({"6"}), "9H", ["9H"]) == UNKNOWN  # only far cards print it
+    near, sure = ["6H", "9H"], {"6H", "9H"}
+    assert index.look(frozenset({"9"}), "6H", near, sure) == "9H"  # the near runner-up prints a 9
+    assert index.look(frozenset({"6"}), "6H", near, sure) == "6H"
+    assert index.look(frozenset({"8"}), "6H", near, sure) is None  # no card of this deck prints an 8
+    assert index.look(frozenset(), "6H", near, sure) is None
+    assert index.look(frozenset({"6"}), "9H", ["9H"], {"9H"}) == UNKNOWN  # only far cards print it
+    # the card that prints it is not past the gate by the margin
+    assert index.look(frozenset({"9"}), "6H", near, {"6H"}) == UNKNOWN
+    assert index.look(frozenset({"6"}), "6H", near, {"9H"}) is None  # the pictures decide, as before
     # two near cards print a 6: the index cannot part them
-    assert index.look(frozenset({"6"}), "6H", ["6H", "6S"]) is None  # the pictures decide, as before
-    assert index.look(frozenset({"6"}), "9H", ["9H", "6H", "6S"]) == UNKNOWN
+    assert index.look(frozenset({"6"}), "6H", ["6H", "6S"], {"6H", "6S"}) is None
+    assert index.look(frozenset({"6"}), "9H", ["9H", "6H", "6S"], {"9H", "6H", "6S"}) == UNKNOWN
 
 
 def twins(tmp_path: Path | None = None) -> tuple[PhotoDeck, np.ndarray]:
