@@ -68,12 +68,19 @@ class Photos:
             return []
         return [self.index_reads[row][0] for row in rows] + [self.index_reads[row][1] for row in rows]
 
-    def reader_of(self, deck: PhotoDeck, rows: Sequence[int]) -> Callable[[int], list[Read]] | None:
-        """``read_index`` for ``deck.match`` of ``rows``: their reads in the deck's box."""
+    def reader_of(self, deck: PhotoDeck, rows: Sequence[int],
+                  looked: Counter[str] | None = None) -> Callable[[int], list[Read]] | None:
+        """``read_index`` for ``deck.match`` of ``rows``: their reads in the deck's box, each
+        read counted in ``looked["index"]``."""
         reads, index = self.index_reads, deck.index
         if reads is None or index is None:
             return None
-        return lambda i: [reads[rows[i]][side][index.box] for side in (0, 1)]
+
+        def read(i: int) -> list[Read]:
+            if looked is not None:
+                looked["index"] += 1
+            return [reads[rows[i]][side][index.box] for side in (0, 1)]
+        return read
 
     @property
     def refused(self) -> int:
@@ -100,6 +107,8 @@ class Outcome:
     """Of ``strangers_named``: photos of another printing named as their own face (its ten of
     hearts as the enrolled ten of hearts), which is no mistake."""
     labels_tested: int = 0
+    looked: Counter[str] = field(default_factory=Counter)
+    """Second looks taken (``looked["index"]``: crops whose printed index was read)."""
 
     @property
     def named(self) -> int:
@@ -219,7 +228,7 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
         deck = PhotoDeck.fit(views, layouts if photos.layouts is not None else None,
                              indices if photos.index_reads is not None else None)
         matches = deck.match(photos.embeddings[tests], layouts=None if photos.layouts is None
-                             else photos.layouts[tests], read_index=photos.reader_of(deck, tests))
+                             else photos.layouts[tests], read_index=photos.reader_of(deck, tests, outcome.looked))
         for row, match in zip(tests, matches, strict=True):
             truth = photos.labels[row]
             said = match.label if nameable(photos.hidden_share(row)) else UNKNOWN
@@ -293,6 +302,10 @@ def report(folder: Path, photos: Photos, outcomes: Sequence[Outcome]) -> str:
         lines.append(f"  k={o.k} photo(s) per label enrolled, {o.named} named: right "
                      f"{percent(o.right, o.named)}, wrong {percent(o.wrong, o.named)}, unknown "
                      f"{percent(o.unknown, o.named)} (targets: right >= 99%, wrong <= 0.5%)")
+        if photos.index_reads is not None:
+            share = o.looked["index"] / max(o.named + o.strangers, 1)
+            lines.append(f"      printed index read on {percent(o.looked['index'], o.named + o.strangers)} "
+                         f"of them: {photos.embed_ms + share * photos.index_ms:.1f} ms a card on average")
         if o.strangers:
             lines.append(f"      photos of labels not enrolled: {o.strangers}, wrongly named "
                          f"{o.strangers_named} ({percent(o.strangers_named, o.strangers)}; "
