@@ -316,10 +316,10 @@ class DeckIndex:
         """What the index read on a crop (``seen``: the texts read surely, either way up) makes
         of the cards ``near`` it (labels, best first by similarity after whitening, the
         pictures' ``nearest`` first of all), of which those in ``sure`` pass the pictures' gate
-        by :data:`INDEX_RAW_MARGIN`. The one near card that prints it is named where sure, and
-        is left to the pictures where it is their nearest card but not sure. ``unknown`` when
-        no near card prints it but the nearest prints another index, when the only one that
-        does is not sure, or when several do and the nearest is not one of them. None when
+        by :data:`INDEX_RAW_MARGIN`. The one near card that prints it is named where sure.
+        ``unknown`` when no near card prints it but the nearest prints another index, when the
+        only one that does is not sure (the index tells a card's rank, not its printing or
+        suit), or when several do and the nearest is not one of them. None when
         the read says nothing (nothing read, no index this deck prints) or only that the
         nearest card's index is right while other near cards print it too (an ace of hearts
         and of diamonds: the pictures and the ink layout part them, as without the index)."""
@@ -328,7 +328,7 @@ class DeckIndex:
         agree = [label for label in near if self.texts.get(label) in seen]
         if not agree:
             return UNKNOWN if nearest in self.texts else None
-        if len(agree) > 1 or (agree[0] == nearest and nearest not in sure):
+        if len(agree) > 1:
             return None if agree[0] == nearest else UNKNOWN
         return agree[0] if agree[0] in sure else UNKNOWN
 
