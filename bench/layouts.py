@@ -26,8 +26,9 @@ import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
 from ducktable.sim.layout_photos import layout_photo
+from ducktable.vision.card_index import CropReads, IndexReader, enrolment_reads
 from ducktable.vision.enroll import IMAGE_SUFFIXES
-from ducktable.vision.features import CardFeatures, PhotoDeck, enrolment_views
+from ducktable.vision.features import CardFeatures, PhotoDeck, enrolment_layouts, enrolment_views, ink_layouts
 from ducktable.vision.layout_plan import ROUNDS, Layout, plan_faces, plan_layouts
 from ducktable.vision.layout_reading import (
     OK,
@@ -153,11 +154,15 @@ def real(folder: Path, features: CardFeatures, search: CardSearch,
     for reading in readings:
         for label, crop in reading.crops.items():
             crops.setdefault(label, []).append(crop)
-    deck = PhotoDeck.fit(enrolment_views(features, crops))
+    index = IndexReader.load()
+    deck = PhotoDeck.fit(enrolment_views(features, crops), enrolment_layouts(crops),
+                         enrolment_reads(index, crops))
     rest = [(label, f) for label, files in photos.items() for f in files[2:2 + held_out]]
     images = [cv2.imread(str(f), cv2.IMREAD_COLOR) for _, f in rest]
     kept = [(label, im) for (label, _), im in zip(rest, images, strict=True) if im is not None]
-    matches = deck.match(features.embed([im for _, im in kept])) if kept else []
+    shown = [im for _, im in kept]
+    reads = CropReads(index, shown).of(deck.index.box) if deck.index is not None else None
+    matches = deck.match(features.embed(shown), layouts=ink_layouts(shown), read_index=reads) if kept else []
     right = sum(1 for (label, _), m in zip(kept, matches, strict=True) if m.label == label)
     wrong = sum(1 for (label, _), m in zip(kept, matches, strict=True)
                 if m.label not in (label, UNKNOWN))

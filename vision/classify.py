@@ -459,7 +459,7 @@ class PhotoDecks:
         For a deck of a game in ``trained`` the card model learnt that game's cards and keeps
         the first word: the photo deck names only the crops it left ``unknown`` (rendered DUCK
         cards through the capture model, 2 photos per card: 99.3% right and none wrong with the
-        card model, 43% and 9% wrong with the photo deck alone). For any other deck the photo
+        card model, 56% and 5% wrong with the photo deck alone). For any other deck the photo
         deck's answer counts (real photographs of a deck the card model never saw: 99.2-99.35%
         right, docs/benchmarks.md); a crop it is unsure of keeps the card model's name from the
         enrolled prototypes only where the photo deck's closest card is the same one."""
