@@ -313,7 +313,7 @@ def test_shipped_model_files_stay_small() -> None:
     folder = default_model_path().parent
     shipped = [p for p in folder.iterdir() if p.suffix in (".onnx", ".json", ".md", ".png")]
     assert default_model_path() in shipped
-    assert sum(p.stat().st_size for p in shipped) < 5_000_000
+    assert sum(p.stat().st_size for p in shipped) < 30_000_000  # the Pi's budget for model files
 
 
 def test_an_enrolled_label_is_scored_by_its_nearest_view(fake_model: Path) -> None:
