@@ -530,29 +530,36 @@ def _passing_hand(laying: Laying, read: Mapping[int, Labels], kinds: set[str]) -
 
 
 def _lingered(table: StabilityTracker, since: int) -> bool:
-    """Whether a hand stayed over the pile for two frames in a row after ``since`` (frames at
-    most :data:`LINGER_GAP_MS` apart): a hand laying a card stays a moment; one seen in a
-    single frame was passing, or was a shadow taken for a hand."""
-    covers = table.covers_since(PLAYED_ZONE, since)
+    """Whether a hand stayed over the pile alone for two frames in a row after ``since`` (frames
+    at most :data:`LINGER_GAP_MS` apart): a hand laying a card stays a moment; one seen in a
+    single frame was passing, or was a shadow taken for a hand. Frames with a hand over the line
+    too show an arm crossing the pile, so one of them next to a passing hand is no stay."""
+    covers = _pile_alone(table, since)
     if covers is None:
         return True
     return any(later - earlier <= LINGER_GAP_MS for earlier, later in itertools.pairwise(covers))
+
+
+def _pile_alone(table: StabilityTracker, since: int) -> tuple[int, ...] | None:
+    """The frames after ``since`` with a hand over the pile and none over the line; None when
+    the covers kept may not go back that far."""
+    covers = table.covers_since(PLAYED_ZONE, since)
+    if covers is None:
+        return None
+    line_covers: set[int] = set()
+    for zone in LINE_ZONES:
+        seen = table.covers_since(zone, since)
+        if seen is None:
+            return None
+        line_covers.update(seen)
+    return tuple(ts for ts in covers if ts not in line_covers)
 
 
 def _reaching_for_line(table: StabilityTracker, since: int) -> bool:
     """Whether in every frame after ``since`` in which a hand covered the pile, a hand covered
     some place of the line too: the pile lies beside the line, and an arm reaching there
     crosses it. A hand laying a card is over the pile alone for a moment."""
-    covers = table.covers_since(PLAYED_ZONE, since)
-    if not covers:
-        return False
-    line_covers: set[int] = set()
-    for zone in LINE_ZONES:
-        seen = table.covers_since(zone, since)
-        if seen is None:
-            return False
-        line_covers.update(seen)
-    return all(ts in line_covers for ts in covers)
+    return bool(table.covers_since(PLAYED_ZONE, since)) and _pile_alone(table, since) == ()
 
 
 def _arrangement(gallery: Gallery, read: Mapping[int, Labels]) -> list[int] | None:

@@ -372,3 +372,15 @@ def test_SIT_A2_the_pond_card_laid_behind_the_line_is_no_part_of_the_change_it_w
     table.lay(GREEN_SHOT, frames=5)
     applied = table.lay({line_zone(6): ["duck-green"], PLAYED_ZONE: ["action-fire"]}, frames=8)
     assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 0, {"position": 3})]
+
+
+def test_SIT_A2_a_passing_hand_next_to_an_arm_crossing_the_pile_lays_no_second_card():
+    """Sitting seed 14 (whole game): the arm that shot crossed the pile, and a hand passed over
+    the pile alone in the next frame; the two frames were taken for a hand that stayed there,
+    so a second card, and the turn was asked. A hand laying a card is over the pile alone for
+    two frames in a row."""
+    table = aimed()
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # Ben's card first
+    assert table.lay({PLAYED_ZONE: ["action-fire"], **AFTER_FIRE_ON_3}, frames=0) == []  # the arm over both
+    applied = table._frame({PLAYED_ZONE}) + table.wait()  # a hand passes the pile once
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
