@@ -426,7 +426,7 @@ class SittingInferrer(Inferrer):
                 if len({sig for _, sig in own}) > 1:
                     doubt = f"the line fits more than one play of {kind.title}"
                 elif (laid.look_alike and len(kinds) > 1
-                      and not self._laid_first_and_left_alone(
+                      and not self._laid_with_the_change(
                           state, table, laid, state.gallery.play(kind.action, seat, own[0][0]), read, now)):
                     doubt = (f"the card on the pile looks like the one under it ({kind.title}), "
                              "and another card could have made this change")
@@ -441,16 +441,20 @@ class SittingInferrer(Inferrer):
             why = "the line changed in a way several cards could make, and no new card was seen"
         return Inference(Event(etype, seat, data, table.last_ts, "camera"), False, why)
 
-    def _laid_first_and_left_alone(self, state: SittingDucksState, table: StabilityTracker,
-                                   laid: Laying, play: Outcome, read: Mapping[int, Labels],
-                                   now: Mapping[int, Labels]) -> bool:
-        """Whether a hand over the pile whose top stayed the same laid this turn's card: it
-        came while the line still lay as the last turn left it, and no hand has reached to the
-        pile alone (not on its way to the line) in the :data:`CARD_AFTER_MS` since the hands
-        left ``play``'s change (pond cards laid behind the line are no part of it). Had that
-        hand laid nothing and the change's own card been kept for after, it would be on the
-        pile by now."""
-        if not self._agrees(state, dict(laid.line)) or not table.fresh(PLAYED_ZONE):
+    def _laid_with_the_change(self, state: SittingDucksState, table: StabilityTracker,
+                              laid: Laying, play: Outcome, read: Mapping[int, Labels],
+                              now: Mapping[int, Labels]) -> bool:
+        """Whether a hand over the pile whose top stayed the same laid this turn's card, once
+        the :data:`CARD_AFTER_MS` since the hands left ``play``'s change (pond cards laid behind
+        the line are no part of it) are over and the top is still the same: a card laid after
+        the change would be on the pile by now, and one like the top is the top's card.
+
+        A hand that came while the line still lay as the last turn left it laid the card first
+        only if no hand has reached to the pile alone since the change (not on its way to the
+        line). One that came once the line showed ``play``'s change is the change's own card,
+        laid after it, or a hand that laid nothing after a card like it laid unseen before."""
+        laid_first = self._agrees(state, dict(laid.line))
+        if not (laid_first or _shows(state, play, dict(laid.line))) or not table.fresh(PLAYED_ZONE):
             return False
         last = -1
         for p in POSITIONS:
@@ -462,7 +466,8 @@ class SittingInferrer(Inferrer):
                 last = max(last, *covers, -1)
         if last < 0 or table.last_ts - last < CARD_AFTER_MS:
             return False
-        return table.covers_since(PLAYED_ZONE, last) == () or _reaching_for_line(table, last)
+        return (not laid_first or table.covers_since(PLAYED_ZONE, last) == ()
+                or _reaching_for_line(table, last))
 
     def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,
                         laid: Laying | None, doubt: str) -> Inference | None:
@@ -511,11 +516,15 @@ class SittingInferrer(Inferrer):
                 options = gallery.options(info.action, seat)
             for data in options:
                 outcome = gallery.play(info.action, seat, data)
-                pond = state.pond_size + len(outcome.under_pond) + len(outcome.into_pond)
-                refill = min(LINE_LENGTH - len(outcome.spots), pond)
-                if fits(read, outcome, refill):
+                if _shows(state, outcome, read):
                     found.append((info.etype, data, _signature(outcome)))
         return found
+
+
+def _shows(state: SittingDucksState, outcome: Outcome, read: Mapping[int, Labels]) -> bool:
+    """Whether the read line is what ``outcome`` leaves, the pond's cards laid behind it or not."""
+    pond = state.pond_size + len(outcome.under_pond) + len(outcome.into_pond)
+    return fits(read, outcome, min(LINE_LENGTH - len(outcome.spots), pond))
 
 
 def _passing_hand(laying: Laying, read: Mapping[int, Labels], kinds: set[str]) -> bool:

@@ -347,9 +347,8 @@ def test_SIT_A4_a_hand_over_the_pile_then_a_change_whose_card_comes_after_is_no_
     table = fire_on_the_pile_and_green_aimed_at()
     table.lay({PLAYED_ZONE: ["action-fire"]})  # a hand over the pile; no card
     assert table.lay(GREEN_SHOT, frames=7) == []
-    assert "fire" not in [e.type for e in table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})]
-    pending = table.follower.pending
-    assert pending is not None and pending.event.type == "billy_the_duck"
+    assert table.lay({PLAYED_ZONE: ["action-billy-the-duck"]}) == []
+    assert table.follower.pending is not None  # asked
 
 
 def test_SIT_T1_a_hand_seen_over_the_pile_in_one_frame_lays_no_card():
@@ -384,3 +383,24 @@ def test_SIT_A2_a_passing_hand_next_to_an_arm_crossing_the_pile_lays_no_second_c
     assert table.lay({PLAYED_ZONE: ["action-fire"], **AFTER_FIRE_ON_3}, frames=0) == []  # the arm over both
     applied = table._frame({PLAYED_ZONE}) + table.wait()  # a hand passes the pile once
     assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
+
+
+def test_SIT_A2_a_fire_laid_on_a_fire_after_its_change_is_taken_once_the_pile_is_left_alone():
+    """Sitting seed 14 (whole game): the duck shot first, then a Fire laid on a Fire; asked
+    every time, since Billy the Duck leaves the same line. A card laid after the change lies on
+    the pile within a second: with the top still a Fire then, the turn's card is a Fire."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    assert table.lay(GREEN_SHOT, frames=4) == []  # the change first: no card yet
+    assert table.lay({PLAYED_ZONE: ["action-fire"]}, frames=4) == []  # the top looks the same
+    applied = table.wait(10)
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 0, {"position": 3})]
+
+
+def test_SIT_A4_a_hand_over_the_pile_after_a_change_then_another_card_laid_is_no_fire():
+    """The same table, but the hand over the pile laid nothing: the change's card (Billy the
+    Duck) comes within the second; never taken for a Fire."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    table.lay(GREEN_SHOT, frames=2)
+    table.lay({PLAYED_ZONE: ["action-fire"]}, frames=2)  # a hand; the top still reads Fire
+    assert table.lay({PLAYED_ZONE: ["action-billy-the-duck"]}) == []
+    assert table.follower.pending is not None  # asked
