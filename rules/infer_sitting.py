@@ -189,6 +189,7 @@ class SittingInferrer(Inferrer):
         self._leftover: set[int] = set()  # expired ones the table may still show (SIT-A15)
         self._line_before: dict[int, Labels] = {}  # the line as the engine had it
         self._emptied: dict[int, Labels] = {}  # what lay at the places the last turn emptied
+        self._cardless: set[str] = set()  # the plays the line fitted while no card was seen
 
     # -- reading helpers --------------------------------------------------------------------
     def _line(self, table: StabilityTracker) -> dict[int, Labels]:
@@ -290,6 +291,15 @@ class SittingInferrer(Inferrer):
                 self._fresh_after = NEVER
         self._bottoms_up = now
         self._line_before = line_labels(state.gallery)
+        self._cardless.clear()
+
+    def conflicts(self, waiting: Event, proposal: Event) -> bool:
+        """A play guessed from the line's change before its card was seen is answered by a
+        play of the card laid after it that makes the same change: the guess named one of the
+        cards that could."""
+        if waiting.content_key() in self._cardless and proposal.content_key() in self._cardless:
+            return False
+        return super().conflicts(waiting, proposal)
 
     def _turn_applied(self, state: SittingDucksState, event: Event, by_hand: bool) -> None:
         """Use up the turn's card (Bottoms Up lies on the line instead of the pile)."""
@@ -435,6 +445,7 @@ class SittingInferrer(Inferrer):
             etype, data, _ = plays[0]
             return Inference(Event(etype, seat, data, table.last_ts, "camera"), False,
                              f"the line changed as a '{etype}' would, but the card laid is {laid.card}")
+        self._cardless = {Event(e, seat, d).content_key() for e, d, _ in plays}
         etype, data, _ = plays[0]
         why = "the line changed, but no new action card was seen on the pile"
         if len({(e, sig) for e, _, sig in plays}) > 1:

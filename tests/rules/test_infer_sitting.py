@@ -398,9 +398,21 @@ def test_SIT_A2_a_fire_laid_on_a_fire_after_its_change_is_taken_once_the_pile_is
 
 def test_SIT_A4_a_hand_over_the_pile_after_a_change_then_another_card_laid_is_no_fire():
     """The same table, but the hand over the pile laid nothing: the change's card (Billy the
-    Duck) comes within the second; never taken for a Fire."""
+    Duck) comes within the second, and is the turn's card."""
     table = fire_on_the_pile_and_green_aimed_at()
     table.lay(GREEN_SHOT, frames=2)
     table.lay({PLAYED_ZONE: ["action-fire"]}, frames=2)  # a hand; the top still reads Fire
-    assert table.lay({PLAYED_ZONE: ["action-billy-the-duck"]}) == []
-    assert table.follower.pending is not None  # asked
+    applied = table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("billy_the_duck", 0, {"position": 3})]
+
+
+def test_SIT_A4_a_change_guessed_before_its_card_is_seen_is_taken_as_the_card_laid_after_says():
+    """Sitting seed 15 (whole game): a Duck March made before its card was laid was held as a
+    guess (Billy the Duck on the front duck leaves the same line); the Duck March then laid was
+    taken for a contradiction of that guess and asked."""
+    table = aimed()
+    assert table.lay(AFTER_FIRE_ON_3) == []  # Fire or Billy the Duck: no card yet
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "fire"  # the first card that fits
+    applied = table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("billy_the_duck", 1, {"position": 3})]
