@@ -14,7 +14,9 @@ From that (SIT-S1, T1, T2, A1..A15):
 
 - shuffles and draws show nothing; each is the only event the rules allow at its moment, so it
   is applied as soon as it is due (an observer never knows the order or the card);
-- reveal: the places the line must refill show their new cards, front to back;
+- reveal: the places the line must refill show their new cards, front to back (a card like
+  the one that lay there before counts once that place read otherwise after the line last
+  read as before the turn);
 - an action: the line changed and a new card was laid on the played pile this turn (its top
   changed, or a hand was over it: then the card looks like the one below, which is weaker
   evidence). Every legal play of that card is tried on the engine's line; when the read line is
@@ -175,6 +177,7 @@ class SittingInferrer(Inferrer):
         self.quiet_ms = quiet_ms
         self._now_ts = 0  # the moment being read
         self._mark_ts = -1  # when the last turn was applied
+        self._shown_ts = -1  # when the line last read as the engine had it before the last turn
         self._by_hand = False  # the last turn was entered by hand
         self._hand_ts = -1  # when the last event entered by hand was entered
         self._unsynced = False  # an event entered by hand that the table may not show yet
@@ -283,6 +286,7 @@ class SittingInferrer(Inferrer):
             self._turn_applied(state, event, by_hand)
         else:  # a turn began: its player's Bottoms Up cards expired, but still lie on the line
             self._leftover |= self._bottoms_up - now
+            self._shown_ts = max(self._shown_ts, self._now_ts)
         if by_hand and event.type not in ("shuffle", "draw"):
             self._unsynced, self._first_look = True, True
             if event.ts is not None:  # the table before that moment cannot show it
@@ -379,7 +383,7 @@ class SittingInferrer(Inferrer):
         zones = [line_zone(p) for p in range(length + 1, length + need + 1)]
         if not all(table.fresh(zone) for zone in zones):
             return None  # a hand is (or just was) there: the cards read are still the old ones
-        since = max(self._mark_ts, self._hand_ts) if self._by_hand else self._mark_ts
+        since = max(self._mark_ts, self._hand_ts) if self._by_hand else self._shown_ts
         stale = [p for p in range(length + 1, length + need + 1)
                  if self._emptied.get(p) == _body(read[p])
                  and (self._by_hand or table.settled(line_zone(p)).first_seen_ts <= since)]
@@ -399,6 +403,8 @@ class SittingInferrer(Inferrer):
         assert seat is not None
         read = self._line(table)
         now = line_labels(state.gallery)
+        if read == now:
+            self._shown_ts = table.last_ts
         if read != now and not self._quiet(table, read, now):
             return None
         layings = self._layings

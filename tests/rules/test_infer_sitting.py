@@ -416,3 +416,28 @@ def test_SIT_A4_a_change_guessed_before_its_card_is_seen_is_taken_as_the_card_la
     assert pending is not None and pending.event.type == "fire"  # the first card that fits
     applied = table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
     assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("billy_the_duck", 1, {"position": 3})]
+
+
+def test_SIT_T2_a_refill_like_the_card_that_lay_there_is_taken_when_the_place_was_seen_empty():
+    """Sitting seed 12 (whole game): a Fire on a Fire was taken once the pile had been left
+    alone; by then the pond's card, an orange duck like the one that had moved up from the
+    last place, lay there, and the refill was asked as if that place might never have been
+    emptied, though it had been read empty since the line last read as before the turn."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    assert table.zones[line_zone(6)] == ["duck-blue"]
+    table.lay({PLAYED_ZONE: ["action-fire"]})
+    table.lay(GREEN_SHOT, frames=5)  # the blue duck behind moves up: the last place is empty
+    applied = table.lay({line_zone(6): ["duck-blue"]})  # the pond's card, like the one that left
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:2] == [
+        ("fire", 0, {"position": 3}), ("reveal", None, {"cards": ["duck-blue"]})]
+
+
+def test_SIT_T2_a_card_read_at_the_back_all_along_is_not_taken_for_the_refill():
+    """The card behind moved up, but the last place never read empty: it may be the card that
+    lay there before, not yet moved, so the refill is asked."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
+    applied = table.lay({line_zone(3): ["water"], line_zone(5): ["duck-blue"]})  # the back untouched
+    assert [e.type for e in applied] == ["billy_the_duck"]
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "reveal" and "before the last turn" in pending.why
