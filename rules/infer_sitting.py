@@ -32,13 +32,16 @@ From that (SIT-S1, T1, T2, A1..A15):
 A line that fits a play of another card than the one laid, several different plays of that
 card, any play while no new card was laid, or two cards laid since the last turn seen (a turn
 may have gone unseen: the next player's play must not be taken for the missing one) is held for
-a person. A hand over the pile only while hands were over the line too, its top unchanged, is
-an arm crossing it on the way to the line (the pile lies beside it), not a card laid; so is one
-that left the top as it was once the line showed this turn's whole change, when the top's card
-cannot make that change (the turn's own card is laid after it). After an
-event entered by hand, table moments from before it was entered are not read, a card of that
-turn laid late is not taken for the next turn's, and nothing is sure until the line shows what
-the event left.
+a person; the first and the third wait instead when a changed place had no hand over it (a
+misread). A play guessed while no card was seen is no contradiction of the laid card's play
+with the same change. A card like the top (a hand over the pile) is the turn's card once the
+second for laying a card after the change is over and the top still the same. A hand over the
+pile only while hands were over the line too, its top unchanged, is an arm crossing it on the
+way to the line (the pile lies beside it), not a card laid; so is one that left the top as it
+was once the line showed this turn's whole change, when the top's card cannot make that change
+(the turn's own card is laid after it). After an event entered by hand, table moments from
+before it was entered are not read, a card of that turn laid late is not taken for the next
+turn's, and nothing is sure until the line shows what the event left.
 
 Pure: stdlib only.
 """
@@ -448,9 +451,13 @@ class SittingInferrer(Inferrer):
                              "and another card could have made this change")
                 return self._inference(table, Event(kind.etype, seat, own[0][0]), zones,
                                        f"the line changed as {kind.title} does", doubt)
+            if _unhanded(table, read, now):
+                return None  # a misread: wait for the card's own change
             etype, data, _ = plays[0]
             return Inference(Event(etype, seat, data, table.last_ts, "camera"), False,
                              f"the line changed as a '{etype}' would, but the card laid is {laid.card}")
+        if _unhanded(table, read, now):
+            return None  # a misread: wait for a change made by hand
         self._cardless = {Event(e, seat, d).content_key() for e, d, _ in plays}
         etype, data, _ = plays[0]
         why = "the line changed, but no new action card was seen on the pile"
@@ -542,6 +549,12 @@ def _shows(state: SittingDucksState, outcome: Outcome, read: Mapping[int, Labels
     """Whether the read line is what ``outcome`` leaves, the pond's cards laid behind it or not."""
     pond = state.pond_size + len(outcome.under_pond) + len(outcome.into_pond)
     return fits(read, outcome, min(LINE_LENGTH - len(outcome.spots), pond))
+
+
+def _unhanded(table: StabilityTracker, read: Mapping[int, Labels], now: Mapping[int, Labels]) -> bool:
+    """Whether some place of the line changed with no hand seen over it while it did: cards do
+    not move by themselves, so a change no card laid explains is taken for a misread."""
+    return any(not table.settled(line_zone(p)).handled for p in POSITIONS if read[p] != now[p])
 
 
 def _passing_hand(laying: Laying, read: Mapping[int, Labels], kinds: set[str]) -> bool:

@@ -441,3 +441,17 @@ def test_SIT_T2_a_card_read_at_the_back_all_along_is_not_taken_for_the_refill():
     assert [e.type for e in applied] == ["billy_the_duck"]
     pending = table.follower.pending
     assert pending is not None and pending.event.type == "reveal" and "before the last turn" in pending.why
+
+
+def test_SIT_T1_a_change_no_hand_made_that_the_card_laid_cannot_make_is_a_misread_and_waits():
+    """Sitting seeds 13 and 15 (whole games): a duck misread as water, with no hand there, left
+    a line that a play of another card than the one laid could leave (here Billy the Duck, a
+    Duck Dance laid); it was held as a guess, and the laid card's own change, made next, was
+    taken for a contradiction of that guess and asked."""
+    table = dealt()
+    table.lay({line_zone(2): ["duck-blue", "action-bottoms-up"]})  # no new line could show it
+    table.lay({PLAYED_ZONE: ["action-duck-dance"]})
+    table.zones[line_zone(5)] = ["water"]  # the orange duck misread, no hand near it
+    assert table.wait() == [] and table.follower.pending is None
+    applied = table.lay(line())
+    assert [e.type for e in applied][:2] == ["duck_dance", "shuffle"]
