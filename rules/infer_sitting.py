@@ -14,7 +14,9 @@ From that (SIT-S1, T1, T2, A1..A15):
 
 - shuffles and draws show nothing; each is the only event the rules allow at its moment, so it
   is applied as soon as it is due (an observer never knows the order or the card);
-- reveal: the places the line must refill show their new cards, front to back;
+- reveal: the places the line must refill show their new cards, front to back (a card like
+  the one that lay there before counts once that place read otherwise after the line last
+  read as before the turn);
 - an action: the line changed and a new card was laid on the played pile this turn (its top
   changed, or a hand was over it: then the card looks like the one below, which is weaker
   evidence). Every legal play of that card is tried on the engine's line; when the read line is
@@ -30,13 +32,16 @@ From that (SIT-S1, T1, T2, A1..A15):
 A line that fits a play of another card than the one laid, several different plays of that
 card, any play while no new card was laid, or two cards laid since the last turn seen (a turn
 may have gone unseen: the next player's play must not be taken for the missing one) is held for
-a person. A hand over the pile only while hands were over the line too, its top unchanged, is
-an arm crossing it on the way to the line (the pile lies beside it), not a card laid; so is one
-that left the top as it was once the line showed this turn's whole change, when the top's card
-cannot make that change (the turn's own card is laid after it). After an
-event entered by hand, table moments from before it was entered are not read, a card of that
-turn laid late is not taken for the next turn's, and nothing is sure until the line shows what
-the event left.
+a person; the first and the third wait instead when a changed place had no hand over it (a
+misread). A play guessed while no card was seen is no contradiction of the laid card's play
+with the same change. A card like the top (a hand over the pile) is the turn's card once the
+second for laying a card after the change is over and the top still the same. A hand over the
+pile only while hands were over the line too, its top unchanged, is an arm crossing it on the
+way to the line (the pile lies beside it), not a card laid; so is one that left the top as it
+was once the line showed this turn's whole change, when the top's card cannot make that change
+(the turn's own card is laid after it). After an event entered by hand, table moments from
+before it was entered are not read, a card of that turn laid late is not taken for the next
+turn's, and nothing is sure until the line shows what the event left.
 
 Pure: stdlib only.
 """
@@ -175,6 +180,7 @@ class SittingInferrer(Inferrer):
         self.quiet_ms = quiet_ms
         self._now_ts = 0  # the moment being read
         self._mark_ts = -1  # when the last turn was applied
+        self._shown_ts = -1  # when the line last read as the engine had it before the last turn
         self._by_hand = False  # the last turn was entered by hand
         self._hand_ts = -1  # when the last event entered by hand was entered
         self._unsynced = False  # an event entered by hand that the table may not show yet
@@ -189,6 +195,7 @@ class SittingInferrer(Inferrer):
         self._leftover: set[int] = set()  # expired ones the table may still show (SIT-A15)
         self._line_before: dict[int, Labels] = {}  # the line as the engine had it
         self._emptied: dict[int, Labels] = {}  # what lay at the places the last turn emptied
+        self._cardless: set[str] = set()  # the plays the line fitted while no card was seen
 
     # -- reading helpers --------------------------------------------------------------------
     def _line(self, table: StabilityTracker) -> dict[int, Labels]:
@@ -282,6 +289,7 @@ class SittingInferrer(Inferrer):
             self._turn_applied(state, event, by_hand)
         else:  # a turn began: its player's Bottoms Up cards expired, but still lie on the line
             self._leftover |= self._bottoms_up - now
+            self._shown_ts = max(self._shown_ts, self._now_ts)
         if by_hand and event.type not in ("shuffle", "draw"):
             self._unsynced, self._first_look = True, True
             if event.ts is not None:  # the table before that moment cannot show it
@@ -290,6 +298,15 @@ class SittingInferrer(Inferrer):
                 self._fresh_after = NEVER
         self._bottoms_up = now
         self._line_before = line_labels(state.gallery)
+        self._cardless.clear()
+
+    def conflicts(self, waiting: Event, proposal: Event) -> bool:
+        """A play guessed from the line's change before its card was seen is answered by a
+        play of the card laid after it that makes the same change: the guess named one of the
+        cards that could."""
+        if waiting.content_key() in self._cardless and proposal.content_key() in self._cardless:
+            return False
+        return super().conflicts(waiting, proposal)
 
     def _turn_applied(self, state: SittingDucksState, event: Event, by_hand: bool) -> None:
         """Use up the turn's card (Bottoms Up lies on the line instead of the pile)."""
@@ -369,7 +386,7 @@ class SittingInferrer(Inferrer):
         zones = [line_zone(p) for p in range(length + 1, length + need + 1)]
         if not all(table.fresh(zone) for zone in zones):
             return None  # a hand is (or just was) there: the cards read are still the old ones
-        since = max(self._mark_ts, self._hand_ts) if self._by_hand else self._mark_ts
+        since = max(self._mark_ts, self._hand_ts) if self._by_hand else self._shown_ts
         stale = [p for p in range(length + 1, length + need + 1)
                  if self._emptied.get(p) == _body(read[p])
                  and (self._by_hand or table.settled(line_zone(p)).first_seen_ts <= since)]
@@ -389,6 +406,8 @@ class SittingInferrer(Inferrer):
         assert seat is not None
         read = self._line(table)
         now = line_labels(state.gallery)
+        if read == now:
+            self._shown_ts = table.last_ts
         if read != now and not self._quiet(table, read, now):
             return None
         layings = self._layings
@@ -426,31 +445,40 @@ class SittingInferrer(Inferrer):
                 if len({sig for _, sig in own}) > 1:
                     doubt = f"the line fits more than one play of {kind.title}"
                 elif (laid.look_alike and len(kinds) > 1
-                      and not self._laid_first_and_left_alone(
+                      and not self._laid_with_the_change(
                           state, table, laid, state.gallery.play(kind.action, seat, own[0][0]), read, now)):
                     doubt = (f"the card on the pile looks like the one under it ({kind.title}), "
                              "and another card could have made this change")
                 return self._inference(table, Event(kind.etype, seat, own[0][0]), zones,
                                        f"the line changed as {kind.title} does", doubt)
+            if _unhanded(table, read, now):
+                return None  # a misread: wait for the card's own change
             etype, data, _ = plays[0]
             return Inference(Event(etype, seat, data, table.last_ts, "camera"), False,
                              f"the line changed as a '{etype}' would, but the card laid is {laid.card}")
+        if _unhanded(table, read, now):
+            return None  # a misread: wait for a change made by hand
+        self._cardless = {Event(e, seat, d).content_key() for e, d, _ in plays}
         etype, data, _ = plays[0]
         why = "the line changed, but no new action card was seen on the pile"
         if len({(e, sig) for e, _, sig in plays}) > 1:
             why = "the line changed in a way several cards could make, and no new card was seen"
         return Inference(Event(etype, seat, data, table.last_ts, "camera"), False, why)
 
-    def _laid_first_and_left_alone(self, state: SittingDucksState, table: StabilityTracker,
-                                   laid: Laying, play: Outcome, read: Mapping[int, Labels],
-                                   now: Mapping[int, Labels]) -> bool:
-        """Whether a hand over the pile whose top stayed the same laid this turn's card: it
-        came while the line still lay as the last turn left it, and no hand has reached to the
-        pile alone (not on its way to the line) in the :data:`CARD_AFTER_MS` since the hands
-        left ``play``'s change (pond cards laid behind the line are no part of it). Had that
-        hand laid nothing and the change's own card been kept for after, it would be on the
-        pile by now."""
-        if not self._agrees(state, dict(laid.line)) or not table.fresh(PLAYED_ZONE):
+    def _laid_with_the_change(self, state: SittingDucksState, table: StabilityTracker,
+                              laid: Laying, play: Outcome, read: Mapping[int, Labels],
+                              now: Mapping[int, Labels]) -> bool:
+        """Whether a hand over the pile whose top stayed the same laid this turn's card, once
+        the :data:`CARD_AFTER_MS` since the hands left ``play``'s change (pond cards laid behind
+        the line are no part of it) are over and the top is still the same: a card laid after
+        the change would be on the pile by now, and one like the top is the top's card.
+
+        A hand that came while the line still lay as the last turn left it laid the card first
+        only if no hand has reached to the pile alone since the change (not on its way to the
+        line). One that came once the line showed ``play``'s change is the change's own card,
+        laid after it, or a hand that laid nothing after a card like it laid unseen before."""
+        laid_first = self._agrees(state, dict(laid.line))
+        if not (laid_first or _shows(state, play, dict(laid.line))) or not table.fresh(PLAYED_ZONE):
             return False
         last = -1
         for p in POSITIONS:
@@ -462,7 +490,8 @@ class SittingInferrer(Inferrer):
                 last = max(last, *covers, -1)
         if last < 0 or table.last_ts - last < CARD_AFTER_MS:
             return False
-        return table.covers_since(PLAYED_ZONE, last) == () or _reaching_for_line(table, last)
+        return (not laid_first or table.covers_since(PLAYED_ZONE, last) == ()
+                or _reaching_for_line(table, last))
 
     def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,
                         laid: Laying | None, doubt: str) -> Inference | None:
@@ -511,11 +540,21 @@ class SittingInferrer(Inferrer):
                 options = gallery.options(info.action, seat)
             for data in options:
                 outcome = gallery.play(info.action, seat, data)
-                pond = state.pond_size + len(outcome.under_pond) + len(outcome.into_pond)
-                refill = min(LINE_LENGTH - len(outcome.spots), pond)
-                if fits(read, outcome, refill):
+                if _shows(state, outcome, read):
                     found.append((info.etype, data, _signature(outcome)))
         return found
+
+
+def _shows(state: SittingDucksState, outcome: Outcome, read: Mapping[int, Labels]) -> bool:
+    """Whether the read line is what ``outcome`` leaves, the pond's cards laid behind it or not."""
+    pond = state.pond_size + len(outcome.under_pond) + len(outcome.into_pond)
+    return fits(read, outcome, min(LINE_LENGTH - len(outcome.spots), pond))
+
+
+def _unhanded(table: StabilityTracker, read: Mapping[int, Labels], now: Mapping[int, Labels]) -> bool:
+    """Whether some place of the line changed with no hand seen over it while it did: cards do
+    not move by themselves, so a change no card laid explains is taken for a misread."""
+    return any(not table.settled(line_zone(p)).handled for p in POSITIONS if read[p] != now[p])
 
 
 def _passing_hand(laying: Laying, read: Mapping[int, Labels], kinds: set[str]) -> bool:
@@ -530,29 +569,36 @@ def _passing_hand(laying: Laying, read: Mapping[int, Labels], kinds: set[str]) -
 
 
 def _lingered(table: StabilityTracker, since: int) -> bool:
-    """Whether a hand stayed over the pile for two frames in a row after ``since`` (frames at
-    most :data:`LINGER_GAP_MS` apart): a hand laying a card stays a moment; one seen in a
-    single frame was passing, or was a shadow taken for a hand."""
-    covers = table.covers_since(PLAYED_ZONE, since)
+    """Whether a hand stayed over the pile alone for two frames in a row after ``since`` (frames
+    at most :data:`LINGER_GAP_MS` apart): a hand laying a card stays a moment; one seen in a
+    single frame was passing, or was a shadow taken for a hand. Frames with a hand over the line
+    too show an arm crossing the pile, so one of them next to a passing hand is no stay."""
+    covers = _pile_alone(table, since)
     if covers is None:
         return True
     return any(later - earlier <= LINGER_GAP_MS for earlier, later in itertools.pairwise(covers))
+
+
+def _pile_alone(table: StabilityTracker, since: int) -> tuple[int, ...] | None:
+    """The frames after ``since`` with a hand over the pile and none over the line; None when
+    the covers kept may not go back that far."""
+    covers = table.covers_since(PLAYED_ZONE, since)
+    if covers is None:
+        return None
+    line_covers: set[int] = set()
+    for zone in LINE_ZONES:
+        seen = table.covers_since(zone, since)
+        if seen is None:
+            return None
+        line_covers.update(seen)
+    return tuple(ts for ts in covers if ts not in line_covers)
 
 
 def _reaching_for_line(table: StabilityTracker, since: int) -> bool:
     """Whether in every frame after ``since`` in which a hand covered the pile, a hand covered
     some place of the line too: the pile lies beside the line, and an arm reaching there
     crosses it. A hand laying a card is over the pile alone for a moment."""
-    covers = table.covers_since(PLAYED_ZONE, since)
-    if not covers:
-        return False
-    line_covers: set[int] = set()
-    for zone in LINE_ZONES:
-        seen = table.covers_since(zone, since)
-        if seen is None:
-            return False
-        line_covers.update(seen)
-    return all(ts in line_covers for ts in covers)
+    return bool(table.covers_since(PLAYED_ZONE, since)) and _pile_alone(table, since) == ()
 
 
 def _arrangement(gallery: Gallery, read: Mapping[int, Labels]) -> list[int] | None:

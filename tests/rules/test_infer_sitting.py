@@ -347,9 +347,8 @@ def test_SIT_A4_a_hand_over_the_pile_then_a_change_whose_card_comes_after_is_no_
     table = fire_on_the_pile_and_green_aimed_at()
     table.lay({PLAYED_ZONE: ["action-fire"]})  # a hand over the pile; no card
     assert table.lay(GREEN_SHOT, frames=7) == []
-    assert "fire" not in [e.type for e in table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})]
-    pending = table.follower.pending
-    assert pending is not None and pending.event.type == "billy_the_duck"
+    assert table.lay({PLAYED_ZONE: ["action-billy-the-duck"]}) == []
+    assert table.follower.pending is not None  # asked
 
 
 def test_SIT_T1_a_hand_seen_over_the_pile_in_one_frame_lays_no_card():
@@ -372,3 +371,87 @@ def test_SIT_A2_the_pond_card_laid_behind_the_line_is_no_part_of_the_change_it_w
     table.lay(GREEN_SHOT, frames=5)
     applied = table.lay({line_zone(6): ["duck-green"], PLAYED_ZONE: ["action-fire"]}, frames=8)
     assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 0, {"position": 3})]
+
+
+def test_SIT_A2_a_passing_hand_next_to_an_arm_crossing_the_pile_lays_no_second_card():
+    """Sitting seed 14 (whole game): the arm that shot crossed the pile, and a hand passed over
+    the pile alone in the next frame; the two frames were taken for a hand that stayed there,
+    so a second card, and the turn was asked. A hand laying a card is over the pile alone for
+    two frames in a row."""
+    table = aimed()
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # Ben's card first
+    assert table.lay({PLAYED_ZONE: ["action-fire"], **AFTER_FIRE_ON_3}, frames=0) == []  # the arm over both
+    applied = table._frame({PLAYED_ZONE}) + table.wait()  # a hand passes the pile once
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 1, {"position": 3})]
+
+
+def test_SIT_A2_a_fire_laid_on_a_fire_after_its_change_is_taken_once_the_pile_is_left_alone():
+    """Sitting seed 14 (whole game): the duck shot first, then a Fire laid on a Fire; asked
+    every time, since Billy the Duck leaves the same line. A card laid after the change lies on
+    the pile within a second: with the top still a Fire then, the turn's card is a Fire."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    assert table.lay(GREEN_SHOT, frames=4) == []  # the change first: no card yet
+    assert table.lay({PLAYED_ZONE: ["action-fire"]}, frames=4) == []  # the top looks the same
+    applied = table.wait(10)
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("fire", 0, {"position": 3})]
+
+
+def test_SIT_A4_a_hand_over_the_pile_after_a_change_then_another_card_laid_is_no_fire():
+    """The same table, but the hand over the pile laid nothing: the change's card (Billy the
+    Duck) comes within the second, and is the turn's card."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    table.lay(GREEN_SHOT, frames=2)
+    table.lay({PLAYED_ZONE: ["action-fire"]}, frames=2)  # a hand; the top still reads Fire
+    applied = table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("billy_the_duck", 0, {"position": 3})]
+
+
+def test_SIT_A4_a_change_guessed_before_its_card_is_seen_is_taken_as_the_card_laid_after_says():
+    """Sitting seed 15 (whole game): a Duck March made before its card was laid was held as a
+    guess (Billy the Duck on the front duck leaves the same line); the Duck March then laid was
+    taken for a contradiction of that guess and asked."""
+    table = aimed()
+    assert table.lay(AFTER_FIRE_ON_3) == []  # Fire or Billy the Duck: no card yet
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "fire"  # the first card that fits
+    applied = table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:1] == [("billy_the_duck", 1, {"position": 3})]
+
+
+def test_SIT_T2_a_refill_like_the_card_that_lay_there_is_taken_when_the_place_was_seen_empty():
+    """Sitting seed 12 (whole game): a Fire on a Fire was taken once the pile had been left
+    alone; by then the pond's card, an orange duck like the one that had moved up from the
+    last place, lay there, and the refill was asked as if that place might never have been
+    emptied, though it had been read empty since the line last read as before the turn."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    assert table.zones[line_zone(6)] == ["duck-blue"]
+    table.lay({PLAYED_ZONE: ["action-fire"]})
+    table.lay(GREEN_SHOT, frames=5)  # the blue duck behind moves up: the last place is empty
+    applied = table.lay({line_zone(6): ["duck-blue"]})  # the pond's card, like the one that left
+    assert [(e.type, e.seat, dict(e.data)) for e in applied][:2] == [
+        ("fire", 0, {"position": 3}), ("reveal", None, {"cards": ["duck-blue"]})]
+
+
+def test_SIT_T2_a_card_read_at_the_back_all_along_is_not_taken_for_the_refill():
+    """The card behind moved up, but the last place never read empty: it may be the card that
+    lay there before, not yet moved, so the refill is asked."""
+    table = fire_on_the_pile_and_green_aimed_at()
+    table.lay({PLAYED_ZONE: ["action-billy-the-duck"]})
+    applied = table.lay({line_zone(3): ["water"], line_zone(5): ["duck-blue"]})  # the back untouched
+    assert [e.type for e in applied] == ["billy_the_duck"]
+    pending = table.follower.pending
+    assert pending is not None and pending.event.type == "reveal" and "before the last turn" in pending.why
+
+
+def test_SIT_T1_a_change_no_hand_made_that_the_card_laid_cannot_make_is_a_misread_and_waits():
+    """Sitting seeds 13 and 15 (whole games): a duck misread as water, with no hand there, left
+    a line that a play of another card than the one laid could leave (here Billy the Duck, a
+    Duck Dance laid); it was held as a guess, and the laid card's own change, made next, was
+    taken for a contradiction of that guess and asked."""
+    table = dealt()
+    table.lay({line_zone(2): ["duck-blue", "action-bottoms-up"]})  # no new line could show it
+    table.lay({PLAYED_ZONE: ["action-duck-dance"]})
+    table.zones[line_zone(5)] = ["water"]  # the orange duck misread, no hand near it
+    assert table.wait() == [] and table.follower.pending is None
+    applied = table.lay(line())
+    assert [e.type for e in applied][:2] == ["duck_dance", "shuffle"]
