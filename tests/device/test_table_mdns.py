@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from ducktable.device.cli_run import run_announces
-from ducktable.device.table_mdns import TableAnnouncer, host_names
+from ducktable.device.table_mdns import ASK_MS, TableAnnouncer, host_names
 from zeroconf import AddressResolverIPv4, Zeroconf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,9 +40,9 @@ def resolve(name: str) -> list[str]:
 
 
 def test_a_second_table_takes_the_next_name() -> None:
-    first = TableAnnouncer(8001, ["127.0.0.2"], interfaces=LOOPBACK, ask_ms=800)
+    first = TableAnnouncer(8001, ["127.0.0.2"], interfaces=LOOPBACK, ask_ms=ASK_MS)
     try:
-        second = TableAnnouncer(8002, ["127.0.0.1"], interfaces=LOOPBACK, ask_ms=800)
+        second = TableAnnouncer(8002, ["127.0.0.1"], interfaces=LOOPBACK, ask_ms=ASK_MS)
         try:
             names = host_names()
             assert names[0] == "ducktable.local." and names[1] == "ducktable-2.local."
@@ -59,9 +59,9 @@ def test_a_second_table_takes_the_next_name() -> None:
 def test_a_name_this_machine_already_answers_is_kept() -> None:
     """The party host on the same Pi answers ducktable.local with the same address: the table
     takes the same name, not ducktable-2."""
-    first = TableAnnouncer(8003, ["127.0.0.3"], interfaces=LOOPBACK, ask_ms=800)
+    first = TableAnnouncer(8003, ["127.0.0.3"], interfaces=LOOPBACK, ask_ms=ASK_MS)
     try:
-        again = TableAnnouncer(8004, ["127.0.0.3"], interfaces=LOOPBACK, ask_ms=800)
+        again = TableAnnouncer(8004, ["127.0.0.3"], interfaces=LOOPBACK, ask_ms=ASK_MS)
         try:
             assert again.host == first.host
         finally:
