@@ -36,7 +36,7 @@ import numpy as np
 from ducktable.rules import decks
 from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.vision import augment, printing
-from ducktable.vision.card_index import IndexReader, enrolment_reads
+from ducktable.vision.card_index import IndexReader, Read, enrolment_reads
 from ducktable.vision.classify import CardClassifier, Prototypes, write_deck_prototypes
 from ducktable.vision.features import (
     PHOTO_DECK_FILE,
@@ -233,10 +233,11 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
                  deck: str, classifier: CardClassifier, *, seed: int = 0,
                  extra_info: Mapping[str, Any] | None = None,
                  views: Mapping[str, np.ndarray] | None = None,
-                 prototypes: Prototypes | None = None) -> Path:
+                 prototypes: Prototypes | None = None,
+                 reads: Mapping[str, Sequence[Sequence[Read]]] | None = None) -> Path:
     """Embed every crop and store the deck's prototypes (``prototypes`` where the caller has
     them already), its photo deck (:class:`~ducktable.vision.features.PhotoDeck`, from
-    ``views`` where the caller has them already) and the crops themselves as PNG files in
+    ``views`` and index ``reads`` where the caller has them already) and the crops themselves as PNG files in
     ``crops/``, so the user can see what was taken for each card; returns the deck folder."""
     if prototypes is None:
         qualified = {qualified_label(deck, label): crops for label, crops in crops_by_label.items()}
@@ -256,7 +257,8 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     usable = {label: crops for label, crops in crops_by_label.items() if crops}
     if views is None:
         views = enrolment_views(CardFeatures.load(), usable)
-    reads = enrolment_reads(IndexReader.load(), usable)
+    if reads is None:
+        reads = enrolment_reads(IndexReader.load(), usable)
     PhotoDeck.fit(views, enrolment_layouts(usable), reads).save(deck_dir / PHOTO_DECK_FILE)
     shown = deck_dir / "crops"
     shown.mkdir(exist_ok=True)
@@ -269,13 +271,16 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
 
 
 def check_views(views: Mapping[str, np.ndarray],
-                first: Mapping[tuple[str, int], str] | None = None) -> list[str]:
+                first: Mapping[tuple[str, int], str] | None = None,
+                reads: Mapping[str, Sequence[Sequence[Read]]] | None = None) -> list[str]:
     """Which cards to photograph again: each photo is named from the others (leave one out);
     a card with one usable photo cannot be checked and is named too. ``views`` maps a label
     to the features of its photos followed by those of the same photos turned half way
-    (:func:`~ducktable.vision.features.enrolment_views`). ``first`` holds what the card model
-    named each ``(label, photo index)`` (:func:`model_check`); the photo deck names only the
-    photos it left ``unknown``, as at the table."""
+    (:func:`~ducktable.vision.features.enrolment_views`), ``reads`` to their index reads in
+    the same order (:func:`~ducktable.vision.card_index.enrolment_reads`; the photo deck then
+    takes the printed index's second look, as at the table). ``first`` holds what the card
+    model named each ``(label, photo index)`` (:func:`model_check`); the photo deck names only
+    the photos it left ``unknown``, as at the table."""
     lines = []
     for label, rows in sorted(views.items()):
         photos = len(rows) // 2
@@ -285,15 +290,33 @@ def check_views(views: Mapping[str, np.ndarray],
         for i in range(photos):
             match = (first or {}).get((label, i), UNKNOWN)
             if match == UNKNOWN:
-                kept = {other: r for other, r in views.items() if other != label}
-                keep = [j for j in range(len(rows)) if j not in (i, i + photos)]
-                kept[label] = rows[keep]
-                match = PhotoDeck.fit(kept).match(rows[i:i + 1])[0].label
+                match = _named_from_the_others(views, reads, label, i)
             if match != label:
                 said = "not recognised" if match == UNKNOWN else f"taken for {match}"
                 lines.append(f"{label}: photo {i + 1} is {said} from the other photos - "
                              f"photograph {label} again (plain light, whole card in view)")
     return lines
+
+
+def _named_from_the_others(views: Mapping[str, np.ndarray],
+                           reads: Mapping[str, Sequence[Sequence[Read]]] | None,
+                           label: str, i: int) -> str:
+    """What a photo deck of every other photo names ``label``'s photo ``i``."""
+    rows = views[label]
+    photos = len(rows) // 2
+    keep = [j for j in range(len(rows)) if j not in (i, i + photos)]
+    kept = {other: r for other, r in views.items() if other != label}
+    kept[label] = rows[keep]
+    kept_reads = None
+    if reads is not None:
+        kept_reads = {other: r for other, r in reads.items() if other != label}
+        kept_reads[label] = [reads[label][j] for j in keep]
+    deck = PhotoDeck.fit(kept, index_reads=kept_reads)
+    index = deck.index
+    if reads is None or index is None:
+        return deck.match(rows[i:i + 1])[0].label
+    own = [reads[label][i][index.box], reads[label][i + photos][index.box]]
+    return deck.match(rows[i:i + 1], read_index=lambda _: own)[0].label
 
 
 # ---- from a folder of photos -----------------------------------------------------------------
@@ -334,6 +357,7 @@ def enroll_photos(deck: str, crops: Mapping[str, Sequence[np.ndarray]],
         details = "; ".join(p.message for p in problems) or "the folders are empty"
         raise EnrolmentError(f"no usable photo in {source or deck}: {details}")
     views = enrolment_views(CardFeatures.load(), usable)
+    reads = enrolment_reads(IndexReader.load(), usable)
     first = None
     prototypes = None
     if prototypes_dir is not None or deck in printing.GAMES:
@@ -348,12 +372,12 @@ def enroll_photos(deck: str, crops: Mapping[str, Sequence[np.ndarray]],
     if prototypes_dir is not None:
         deck_dir = enroll_crops(usable, prototypes_dir, deck, classifier or CardClassifier.load(),
                                 seed=seed, extra_info={"source": source}, views=views,
-                                prototypes=prototypes)
+                                prototypes=prototypes, reads=reads)
     known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
              else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
     return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, list(problems),
                            [label for label in (known or list(crops)) if label not in usable],
-                           check_views(views, first))
+                           check_views(views, first, reads))
 
 
 def _photographed(root: Path, deck: str | None, find: CardFinder, min_sharpness: float

