@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
-from ducktable.vision.card_index import IndexReader, Read
+from ducktable.vision.card_index import IndexReader, Read, as_views
 from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder, enrollable, found_card
 from ducktable.vision.features import CardFeatures, PhotoDeck, ink_layouts
 from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME, find_photo_cards, nameable
@@ -66,7 +66,7 @@ class Photos:
         turned half way (as :func:`~ducktable.vision.features.enrolment_views` orders them)."""
         if self.index_reads is None:
             return []
-        return [self.index_reads[row][0] for row in rows] + [self.index_reads[row][1] for row in rows]
+        return as_views([self.index_reads[row] for row in rows])
 
     def reader_of(self, deck: PhotoDeck, rows: Sequence[int],
                   looked: Counter[str] | None = None) -> Callable[[int], list[Read]] | None:

@@ -113,11 +113,14 @@ def enrolment_reads(reader: IndexReader, crops_by_label: Mapping[str, Sequence[n
     """Every box's reads of each enrolment view, ordered as
     :func:`~ducktable.vision.features.enrolment_views` orders the views: each photo (its
     top-left corner), then each photo turned half way (its bottom-right corner)."""
-    out = {}
-    for label, crops in crops_by_label.items():
-        both = [reader.corner_reads(crop) for crop in crops]
-        out[label] = [sides[0] for sides in both] + [sides[1] for sides in both]
-    return out
+    return {label: as_views([reader.corner_reads(crop) for crop in crops])
+            for label, crops in crops_by_label.items()}
+
+
+def as_views(photos: Sequence[Sequence[list[Read]]]) -> list[list[Read]]:
+    """Photos' :meth:`IndexReader.corner_reads` as the reads of their enrolment views: each
+    photo as it is, then each turned half way."""
+    return [sides[0] for sides in photos] + [sides[1] for sides in photos]
 
 
 class CropReads:
