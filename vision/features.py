@@ -20,7 +20,6 @@ enough and no other card is nearly as close; otherwise it is ``unknown``.
 from __future__ import annotations
 
 import functools
-import json
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,13 +29,7 @@ from typing import Any
 import cv2
 import numpy as np
 from ducktable.rules.decks import UNKNOWN
-from ducktable.vision.model_files import (
-    ModelCorruptError,
-    ModelMissingError,
-    checked_session,
-    manifest_path,
-    shipped,
-)
+from ducktable.vision.model_files import checked_session, read_manifest, shipped
 
 FEATURES_FILE = "card_features.onnx"
 PHOTO_DECK_FILE = "photo_deck.npz"
@@ -193,15 +186,7 @@ class CardFeatures:
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, threads: int = 1) -> CardFeatures:
         path = Path(model_path) if model_path else default_model_path()
-        manifest = manifest_path(path)
-        if not manifest.is_file():
-            raise ModelMissingError(f"the card features manifest {manifest} is missing; "
-                                    f"{REBUILD_HINT}")
-        try:
-            sha = str(json.loads(manifest.read_text(encoding="utf-8"))["sha256"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ModelCorruptError(f"the card features manifest {manifest} cannot be read "
-                                    f"({exc!r}); {REBUILD_HINT}") from None
+        sha = str(read_manifest(path, "card features", REBUILD_HINT)["sha256"])
         return cls(checked_session(path, sha, threads, "card features model", REBUILD_HINT))
 
     def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:

@@ -8,6 +8,7 @@ named with what to do, never run.
 from __future__ import annotations
 
 import hashlib
+import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,25 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def read_manifest(model_path: Path, what: str, hint: str, *keys: str) -> dict[str, Any]:
+    """The manifest beside ``model_path``, holding at least ``sha256`` and ``keys``; a
+    :class:`ModelError` naming ``what`` (e.g. "card features") and ``hint`` when it is missing or
+    unreadable."""
+    manifest = manifest_path(model_path)
+    if not manifest.is_file():
+        raise ModelMissingError(f"the {what} manifest {manifest} is missing; {hint}")
+    try:
+        info = json.loads(manifest.read_text(encoding="utf-8"))
+        lacking = [key for key in ("sha256", *keys) if key not in info]
+    except (OSError, ValueError, TypeError) as exc:
+        raise ModelCorruptError(f"the {what} manifest {manifest} cannot be read ({exc!r}); "
+                                f"{hint}") from None
+    if lacking or not isinstance(info, dict):
+        raise ModelCorruptError(f"the {what} manifest {manifest} cannot be read (no "
+                                f"{', '.join(lacking) or 'object'}); {hint}")
+    return info
 
 
 def checked_session(path: Path, sha256: str, threads: int, what: str, hint: str) -> Any:
