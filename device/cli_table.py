@@ -67,7 +67,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--hold", type=int,
                    help="frames the table stays still after each change (default: the game's own, "
                         "5 for the card games; at least 3, what the tracker needs to agree)")
-    p.add_argument("--max-frames", type=int, help="truth/model modes: stop each game after this many frames")
+    p.add_argument("--max-frames", type=int,
+                   help="truth/model modes: cut each game after this many frames (it plays on until "
+                        "the events they reach are shown whole, where the next event begins)")
     p.add_argument("--jobs", type=int, default=1, help="games replayed at once, one process each (default 1)")
     p.add_argument("--write-frames", metavar="DIR",
                    help="truth/model modes: also write the first game's frames as JPEGs here")

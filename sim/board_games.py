@@ -50,7 +50,7 @@ from ducktable.sim.board_pictures import (
     random_view,
     view_of,
 )
-from ducktable.sim.table_video import FrameProgress
+from ducktable.sim.table_video import FrameProgress, frames_shown
 from ducktable.vision.boards import Labels, LineBoard, LineReader, RiverBoard, RiverReader, _middle, inferrer_for
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.detect import Detection
@@ -694,8 +694,7 @@ def camera_follow(game: str, seed: int, *, misread: float = 0.02, players: int |
     figures count the zones read from pixels only (the others come from the script)."""
     true = bot_game(game, seed, players)
     shots = script_for(true, seed, hold=hold)
-    if max_frames is not None:
-        shots = shots[:max_frames]
+    shots = shots[:frames_shown(shots, max_frames)]
     seconds: dict[str, float] = {}
     snapshots = camera_snapshots(true, shots, seed, misread=misread, seconds=seconds, piles=piles,
                                  capture_size=capture_size, frames_dir=frames_dir)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -61,6 +61,24 @@ class Shot:
 
     def contents(self) -> dict[str, tuple[str, ...]]:
         return dict(self.zones)
+
+
+class Counted(Protocol):
+    """A frame's truth that says how many true events have happened by it."""
+
+    @property
+    def event_index(self) -> int: ...
+
+
+def frames_shown(shots: Sequence[Counted], max_frames: int | None) -> int:
+    """How many of ``shots`` a video cut after ``max_frames`` frames plays: on past the cut
+    until the next event begins, so that the events those frames reach are shown whole (an
+    event counts from its hand's first frame; its change and the still table after it follow),
+    as a camera needs to see them; every frame without a cut."""
+    if max_frames is None or max_frames >= len(shots):
+        return len(shots)
+    reached = shots[max_frames - 1].event_index
+    return next((i for i in range(max_frames, len(shots)) if shots[i].event_index > reached), len(shots))
 
 
 @dataclass
@@ -669,8 +687,7 @@ def camera_replay(seed: int, *, players: int = 3, labels: str = "truth", tilt_de
     """
     game = bot_game("duck", seed, players)
     shots = script_for(game, seed, hold=hold)
-    if max_frames is not None:
-        shots = shots[:max_frames]
+    shots = shots[:frames_shown(shots, max_frames)]
     cache = None if snapshots_dir is None else reads_cache(
         "duck", snapshots_dir, players=players, seed=seed, hold=hold, tilt_deg=tilt_deg, labels=labels,
         capture_size=capture_size, camera_like=camera_like, reader=reader)
@@ -745,7 +762,7 @@ class CameraFrames:
         """The reads of every frame; with a ``cache`` file (see :func:`reads_cache`)
         kept reads are used again, and new ones are all taken before the first is given (the
         replay may stop early) and then kept."""
-        shots = self.shots[:self.max_frames] if self.max_frames is not None else self.shots
+        shots = self.shots[:frames_shown(self.shots, self.max_frames)]
         reads, kept = kept_or_read(self.cache, len(shots), lambda: self._read(shots))
         if kept:
             self.seconds["cached_reads"] = 1.0

@@ -85,7 +85,7 @@ def test_a_longer_hold_only_adds_still_frames():
 
 def test_a_video_cut_short_counts_the_camera_only_on_the_events_it_shows():
     run = game_replays.replay_game("sitting", 3, "truth", max_frames=50)
-    assert run.frames == 50 and run.cut
+    assert 50 <= run.frames < 80 and run.cut  # on to where the next event begins
     assert 0 < run.events_shown < run.true_events
     assert run.camera_shown <= run.visible_shown
     assert run.wrong_applied == 0, run.first_problem
@@ -102,7 +102,7 @@ def test_rendered_bruce_frames_read_back_through_detector_and_zones(tmp_path):
     assert run.cells_read > 100 and run.cells_right / run.cells_read > 0.9
     assert {"detect", "render", "follow"} <= set(run.seconds)
     (kept,) = tmp_path.iterdir()
-    assert kept.name.startswith("bruce-3p-seed4-") and len(kept.read_text().splitlines()) == 40
+    assert kept.name.startswith("bruce-3p-seed4-") and len(kept.read_text().splitlines()) == run.frames >= 40
     again = game_replays.replay_game("bruce", 4, "truth", max_frames=40, snapshots_dir=str(tmp_path))
     assert "render" not in again.seconds and "cached_reads" in again.seconds
     assert (again.cells_right, again.camera_right, again.true_events) == (run.cells_right, run.camera_right,

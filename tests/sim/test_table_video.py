@@ -30,6 +30,22 @@ def test_script_ends_with_the_true_final_table_and_covers_every_change():
         assert changed <= after.covered, "a zone changed with no hand over it"
 
 
+def test_a_video_cut_short_plays_on_until_the_next_event_begins():
+    """An event counts from its hand's first frame, before the table shows its change: a cut
+    there would count an event the camera was never shown. The video plays on through the
+    change and the still table after it, and stops where the next event begins."""
+    game = table_video.bot_game("duck", 3)
+    shots = table_video.script_for(game, 3)
+    begins = [i for i in range(1, len(shots)) if shots[i].event_index > shots[i - 1].event_index]
+    cut = begins[3] + 1  # the fourth event's hand has just come in
+    end = table_video.frames_shown(shots, cut)
+    assert end == begins[4]
+    assert shots[end - 1].event_index == shots[cut - 1].event_index
+    assert shots[end - 1].contents() != shots[cut - 1].contents()  # its change is shown
+    assert table_video.frames_shown(shots, begins[4]) == begins[4]  # a cut where one begins: no more
+    assert table_video.frames_shown(shots, None) == table_video.frames_shown(shots, 10**6) == len(shots)
+
+
 def test_DUCK_F1_oracle_replay_reproduces_events_and_scores_exactly():
     for seed in (1, 6):
         result = table_video.oracle_replay(seed, misread=0.02)
@@ -76,7 +92,8 @@ def test_rendered_frames_read_back_through_detector_and_zones(tmp_path):
     assert result.camera_right >= 3  # deal, first play and draw at least
     assert result.cells_read > 100 and result.cells_right / result.cells_read > 0.98
     (kept,) = tmp_path.iterdir()
-    assert len(table_video.read_snapshots(kept)) == 60
+    shown = table_video.frames_shown(table_video.script_for(table_video.bot_game("duck", 2, 3), 2), 60)
+    assert 60 <= shown == len(table_video.read_snapshots(kept))
     again = table_video.camera_replay(2, max_frames=60, snapshots_dir=str(tmp_path))
     assert "render" not in again.seconds and again.cells_right == result.cells_right
     assert again.camera_right == result.camera_right
