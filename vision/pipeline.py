@@ -33,6 +33,8 @@ STILL_PX = 3.0
 MISSES_TO_REST, LOOK_EVERY = 3, 5
 """A card lying still whose last 3 second looks named nothing is looked at again only every
 5 frames (:class:`LookMemory`)."""
+NAMED_KEPT = 32
+"""Named cards a :class:`LookMemory` keeps, newest first, for a card asked about alone."""
 
 
 Classify = Callable[[list[Detection]], list[tuple[str, float]]]
@@ -57,10 +59,27 @@ class LookMemory:
     :data:`LOOK_EVERY` frames: a thing that stays unknown on the table costs a fifth of a second
     look a frame, while a card the second look names now and then (noise, a hand's shadow
     passing) is looked at every frame. ``ducktable run`` and the replays keep one per game;
-    single pictures need none. A place is forgotten once nothing unknown lies there."""
+    single pictures need none. A place is forgotten once nothing unknown lies there.
+
+    It also keeps the cards named lately (:data:`NAMED_KEPT`, one per place): ``ducktable run``'s
+    reader asks only about the cards whose place changed, so a card asked about alone has no
+    named card beside it in its batch to take the size of (:func:`look_at_size`); those of
+    earlier frames stand in (DUCK seed 10, frames 136-140: a yellow 3 cut with part of the red 3
+    beside it, unknown in every frame, named at the red 3's size)."""
 
     def __init__(self) -> None:
         self._places: list[_Place] = []
+        self._named: list[Detection] = []
+
+    def named_apart(self, detection: Detection) -> list[Detection]:
+        """The cards named lately that are not this one (no outline overlapping it by
+        :data:`SAME_CARD_IOU`: a card named here before may be this card, or one taken away)."""
+        return [d for d in self._named if quad_iou(d.quad, detection.quad) < SAME_CARD_IOU]
+
+    def keep_named(self, named: Sequence[Detection]) -> None:
+        """This batch's named cards, each in place of one kept at its place."""
+        older = [d for d in self._named if all(quad_iou(d.quad, n.quad) < SAME_CARD_IOU for n in named)]
+        self._named = [*named, *older][:NAMED_KEPT]
 
     def skips(self, detection: Detection) -> bool:
         place = self._place(detection)
@@ -103,8 +122,9 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
     classifier that takes it). The ``unknown`` ones closest to a known card, at most
     ``second_looks`` and none ``memory`` skips, are looked at again: along moved outlines
     (``Detection.recuts``), then, where that names nothing, at the size of the named cards
-    nearest them (:func:`look_at_size`). A card named the second way replaces its detection in
-    ``detections`` (its outline was wrong; the new one is the card's)."""
+    nearest them (:func:`look_at_size`; with no card named in this batch, those ``memory`` kept
+    from earlier ones). A card named the second way replaces its detection in ``detections``
+    (its outline was wrong; the new one is the card's)."""
     crops = [d.crop for d in detections]
     if not crops:
         return []
@@ -116,6 +136,7 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
     look_again = getattr(classifier, "classify_recuts", None)
     if look_again is None or second_looks <= 0:
         return results
+    none_named = all(str(r.label) == UNKNOWN for r in results)
     unknown = [i for i, r in enumerate(results) if str(r.label) == UNKNOWN]
     unknown.sort(key=lambda i: -float(getattr(results[i], "similarity", 0.0)))
     skipped = [i for i in unknown if memory is not None and memory.skips(detections[i])]
@@ -124,7 +145,8 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
         recuts = detections[i].recuts()
         second = look_again(recuts, games=games) if recuts else None
         if second is None:
-            found = look_at_size(i, detections, results, look_again, games)
+            known = memory.named_apart(detections[i]) if memory is not None and none_named else ()
+            found = look_at_size(i, detections, results, look_again, games, known)
             if found is not None:
                 second, detections[i] = found
         if second is None:
@@ -133,20 +155,22 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
             results[i] = second
     if memory is not None:
         memory.keep([detections[i] for i in fruitless], [detections[i] for i in skipped])
+        memory.keep_named([d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN])
     return results
 
 
 def look_at_size(index: int, detections: Sequence[Detection], results: Sequence[Any],
-                 look_again: Callable[..., Any], games: Collection[str] | None = None
-                 ) -> tuple[Any, Detection] | None:
+                 look_again: Callable[..., Any], games: Collection[str] | None = None,
+                 known: Sequence[Detection] = ()) -> tuple[Any, Detection] | None:
     """Detection ``index`` cut again at the size of the (up to 3) named cards nearest it, laid
     at each of its corners (``Detection.laid_at_size``), and what that names with the outline
     that named it; None when nothing is named, no card is named near it, or the outline found
-    is a named card's own (a sliver of a card already read is no second card)."""
+    is a named card's own (a sliver of a card already read is no second card). ``known``:
+    cards named in earlier frames, taken when none of ``detections`` is named."""
     here = detections[index]
     if here.picture_quad is None:
         return None
-    named = [d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN]
+    named = [d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN] or list(known)
     measured = [d.picture_quad for d in named if d.picture_quad is not None]
     if not measured:
         return None
