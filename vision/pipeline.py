@@ -33,6 +33,15 @@ STILL_PX = 3.0
 MISSES_TO_REST, LOOK_EVERY = 3, 5
 """A card lying still whose last 3 second looks named nothing is looked at again only every
 5 frames (:class:`LookMemory`)."""
+UNSURE, OVERSIZE = 0.9, 1.06
+"""A card named less surely than 0.9 whose outline is 1.06 times as wide or tall as the cards
+named beside it gets a second look too (after the unknown ones): an outline that took in the
+edge of another card may name another digit of the same colour. On DUCK seed 10's replay such
+outlines (1.10-1.11 times their neighbours' width) read a yellow 5 as a yellow 3 at 0.54-0.79
+and a yellow 5 at 0.91-0.99 at their neighbours' size; without the size test a yellow 2 read at
+0.87 (0.89 times their width, 1.01 their height) became a yellow 3 at 0.99."""
+NAMED_KEPT = 32
+"""Named cards a :class:`LookMemory` keeps, newest first, for a card asked about alone."""
 
 
 Classify = Callable[[list[Detection]], list[tuple[str, float]]]
@@ -57,10 +66,27 @@ class LookMemory:
     :data:`LOOK_EVERY` frames: a thing that stays unknown on the table costs a fifth of a second
     look a frame, while a card the second look names now and then (noise, a hand's shadow
     passing) is looked at every frame. ``ducktable run`` and the replays keep one per game;
-    single pictures need none. A place is forgotten once nothing unknown lies there."""
+    single pictures need none. A place is forgotten once nothing unknown lies there.
+
+    It also keeps the cards named lately (:data:`NAMED_KEPT`, one per place): ``ducktable run``'s
+    reader asks only about the cards whose place changed, so a card asked about alone has no
+    named card beside it in its batch to take the size of (:func:`look_at_size`); those of
+    earlier frames stand in (DUCK seed 10, frames 136-140: a yellow 3 cut with part of the red 3
+    beside it, unknown in every frame, named at the red 3's size)."""
 
     def __init__(self) -> None:
         self._places: list[_Place] = []
+        self._named: list[Detection] = []
+
+    def named_apart(self, detection: Detection) -> list[Detection]:
+        """The cards named lately that are not this one (no outline overlapping it by
+        :data:`SAME_CARD_IOU`: a card named here before may be this card, or one taken away)."""
+        return [d for d in self._named if quad_iou(d.quad, detection.quad) < SAME_CARD_IOU]
+
+    def keep_named(self, named: Sequence[Detection]) -> None:
+        """This batch's named cards, each in place of one kept at its place."""
+        older = [d for d in self._named if all(quad_iou(d.quad, n.quad) < SAME_CARD_IOU for n in named)]
+        self._named = [*named, *older][:NAMED_KEPT]
 
     def skips(self, detection: Detection) -> bool:
         place = self._place(detection)
@@ -100,11 +126,13 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
                     games: Collection[str] | None = None, second_looks: int = SECOND_LOOKS,
                     memory: LookMemory | None = None) -> list[Any]:
     """The classifier's answer for every detection's crop (``games`` limits the decks, for a
-    classifier that takes it). The ``unknown`` ones closest to a known card, at most
-    ``second_looks`` and none ``memory`` skips, are looked at again: along moved outlines
-    (``Detection.recuts``), then, where that names nothing, at the size of the named cards
-    nearest them (:func:`look_at_size`). A card named the second way replaces its detection in
-    ``detections`` (its outline was wrong; the new one is the card's)."""
+    classifier that takes it). The ``unknown`` ones closest to a known card (none ``memory``
+    skips), then those named unsurely with an outline too large (:data:`UNSURE`), at most
+    ``second_looks`` in all, are looked at again: along moved outlines (``Detection.recuts``),
+    then, where that names nothing, at the size of the named cards nearest them (:func:`look_at_size`; with no other
+    card named in this batch, those ``memory`` kept from earlier ones). A card named the second
+    way replaces its detection in ``detections`` (its outline was wrong; the new one is the
+    card's); an unsure card's name is replaced only by a surer one."""
     crops = [d.crop for d in detections]
     if not crops:
         return []
@@ -119,41 +147,72 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
     unknown = [i for i, r in enumerate(results) if str(r.label) == UNKNOWN]
     unknown.sort(key=lambda i: -float(getattr(results[i], "similarity", 0.0)))
     skipped = [i for i in unknown if memory is not None and memory.skips(detections[i])]
+    unsure = [i for i, r in enumerate(results) if str(r.label) != UNKNOWN and float(r.confidence) < UNSURE
+              and _oversized(detections[i], _named_beside(i, detections, results, memory))]
     fruitless = []
-    for i in [i for i in unknown if i not in skipped][:second_looks]:
-        recuts = detections[i].recuts()
-        second = look_again(recuts, games=games) if recuts else None
-        if second is None:
-            found = look_at_size(i, detections, results, look_again, games)
-            if found is not None:
-                second, detections[i] = found
-        if second is None:
+    for i in ([i for i in unknown if i not in skipped] + unsure)[:second_looks]:
+        found = _second_look(detections[i], _named_beside(i, detections, results, memory), look_again, games)
+        if found is not None and (i in unknown or found[0].confidence > results[i].confidence):
+            results[i], detections[i] = found
+        elif i in unknown:
             fruitless.append(i)
-        else:
-            results[i] = second
     if memory is not None:
         memory.keep([detections[i] for i in fruitless], [detections[i] for i in skipped])
+        memory.keep_named([d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN])
     return results
 
 
-def look_at_size(index: int, detections: Sequence[Detection], results: Sequence[Any],
-                 look_again: Callable[..., Any], games: Collection[str] | None = None
-                 ) -> tuple[Any, Detection] | None:
-    """Detection ``index`` cut again at the size of the (up to 3) named cards nearest it, laid
-    at each of its corners (``Detection.laid_at_size``), and what that names with the outline
-    that named it; None when nothing is named, no card is named near it, or the outline found
-    is a named card's own (a sliver of a card already read is no second card)."""
-    here = detections[index]
-    if here.picture_quad is None:
-        return None
-    named = [d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN]
+def _named_beside(index: int, detections: Sequence[Detection], results: Sequence[Any],
+                  memory: LookMemory | None) -> list[Detection]:
+    """The other cards of the batch that are named, or with none, those ``memory`` kept from
+    earlier batches (not at this card's place)."""
+    named = [d for k, (d, r) in enumerate(zip(detections, results, strict=True))
+             if k != index and str(r.label) != UNKNOWN]
+    if named or memory is None:
+        return named
+    return memory.named_apart(detections[index])
+
+
+def _oversized(here: Detection, beside: Sequence[Detection]) -> bool:
+    """Whether ``here``'s outline is wider or taller than the cards named beside it by
+    :data:`OVERSIZE` (it took in part of another card)."""
+    size = neighbours_size(here, beside)
+    return size is not None and here.picture_quad is not None and bool(
+        (sides_of(here.picture_quad) >= size * OVERSIZE).any())
+
+
+def _second_look(here: Detection, beside: Sequence[Detection], look_again: Callable[..., Any],
+                 games: Collection[str] | None) -> tuple[Any, Detection] | None:
+    """What ``here`` is named along moved outlines (its own outline kept), or else at the size
+    of the cards named ``beside`` it (:func:`look_at_size`, with the outline that named it);
+    None when neither names it."""
+    recuts = here.recuts()
+    answer = look_again(recuts, games=games) if recuts else None
+    if answer is not None:
+        return answer, here
+    return look_at_size(here, beside, look_again, games)
+
+
+def neighbours_size(here: Detection, named: Sequence[Detection]) -> np.ndarray | None:
+    """The mean sides (picture pixels) of the (up to :data:`NEIGHBOURS`) cards of ``named``
+    nearest ``here``; None without any, or when that is too small for a card."""
     measured = [d.picture_quad for d in named if d.picture_quad is not None]
-    if not measured:
+    if here.picture_quad is None or not measured:
         return None
     centre = here.picture_quad.mean(axis=0)
     measured.sort(key=lambda q: float(np.hypot(*(q.mean(axis=0) - centre))))
     size = np.mean([sides_of(q) for q in measured[:NEIGHBOURS]], axis=0)
-    if float(size.min()) < 8:  # no card is that small: nothing to cut
+    return None if float(size.min()) < 8 else size  # no card is that small: nothing to cut
+
+
+def look_at_size(here: Detection, named: Sequence[Detection], look_again: Callable[..., Any],
+                 games: Collection[str] | None = None) -> tuple[Any, Detection] | None:
+    """``here`` cut again at the size of the (up to 3) cards of ``named`` nearest it, laid at
+    each of its corners (``Detection.laid_at_size``), and what that names with the outline
+    that named it; None when nothing is named, no card is named near it, or the outline found
+    is a named card's own (a sliver of a card already read is no second card)."""
+    size = neighbours_size(here, named)
+    if size is None:
         return None
     laid = here.laid_at_size((float(size[0]), float(size[1])))
     answer = look_again([d.crop for d in laid], games=games) if laid else None

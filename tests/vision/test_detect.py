@@ -659,6 +659,98 @@ def test_a_look_at_size_that_finds_a_named_card_again_names_nothing() -> None:
     assert [r.label for r in name_detections([dot, apart], Sure())] == ["duck/towel", "unknown"]
 
 
+def test_a_card_asked_about_alone_is_named_at_the_size_of_a_card_named_before() -> None:
+    """``ducktable run``'s reader asks only about the cards whose place changed: a card asked
+    about alone takes the size of the cards its memory saw named in earlier frames, but not of
+    one named at its own place (that may be this very card)."""
+    from types import SimpleNamespace
+
+    from ducktable.vision.detect import laid_at_corners
+    from ducktable.vision.pipeline import LookMemory, name_detections
+
+    class Named:
+        """Names the crops of ``self.named`` first looks; a recut names nothing, a look at a
+        size names a blue 3 with the first outline laid."""
+
+        def __init__(self, named: int) -> None:
+            self.named = named
+
+        def classify(self, crops: list[np.ndarray]) -> list[object]:
+            return [SimpleNamespace(label="duck/towel" if i < self.named else "unknown",
+                                    confidence=0.9, similarity=0.5) for i in range(len(crops))]
+
+        def classify_recuts(self, recuts: list[np.ndarray], games: object = None) -> object:
+            if len(recuts) == len(laid_at_corners(apart.quad, (60, 90))):
+                return SimpleNamespace(label="duck/blue-3", confidence=0.8, recut=0)
+            return None
+
+    def detection(quad: list[list[float]]) -> Detection:
+        q = np.array(quad, np.float32)
+        picture = np.zeros((400, 600, 3), np.uint8)
+        return Detection(quad=q, crop=crop_card(picture, q), score=1.0,
+                         area=float(cv2.contourArea(q)), picture=picture, picture_quad=q)
+
+    card = detection([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
+    apart = detection([[310, 20], [380, 20], [380, 110], [310, 110]])  # 70 x 90: too wide
+    memory = LookMemory()
+    assert [r.label for r in name_detections([card], Named(1), memory=memory)] == ["duck/towel"]
+    assert [r.label for r in name_detections([apart], Named(0))] == ["unknown"]  # no memory
+    detections = [apart]
+    assert [r.label for r in name_detections(detections, Named(0), memory=memory)] == ["duck/blue-3"]
+    assert np.allclose(detections[0].quad, laid_at_corners(apart.quad, (60, 90))[0])
+    own = LookMemory()  # a card named at this card's own place gives no size
+    name_detections([detection([[312, 20], [380, 20], [380, 110], [312, 110]])], Named(1), memory=own)
+    assert [r.label for r in name_detections([apart], Named(0), memory=own)] == ["unknown"]
+
+
+def test_a_card_named_unsurely_is_named_again_only_by_a_surer_second_look() -> None:
+    """A card named below ``UNSURE`` with an outline wider than its neighbour's (a yellow 5 cut
+    with the edge of the card beside it, read as a yellow 3 at 0.54-0.79) is cut again at its
+    neighbour's size; a surer answer there replaces the first, a less sure one does not, and a
+    card named surely, or cut at its neighbour's size already, is not looked at."""
+    from types import SimpleNamespace
+
+    from ducktable.vision.detect import laid_at_corners
+    from ducktable.vision.pipeline import UNSURE, name_detections
+
+    class Unsure:
+        def __init__(self, first: float, second: float) -> None:
+            self.first, self.second, self.looks = first, second, 0
+
+        def classify(self, crops: list[np.ndarray]) -> list[object]:
+            return [SimpleNamespace(label="duck/red-5", confidence=0.99, similarity=0.9), *(
+                SimpleNamespace(label="duck/yellow-3", confidence=self.first, similarity=0.7)
+                for _ in crops[1:])]
+
+        def classify_recuts(self, recuts: list[np.ndarray], games: object = None) -> object:
+            self.looks += 1
+            if len(recuts) != len(laid_at_corners(wide.quad, (60, 90))):
+                return None  # the moved sides name nothing
+            return SimpleNamespace(label="duck/yellow-5", confidence=self.second, recut=0)
+
+    def detection(quad: list[list[float]]) -> Detection:
+        q = np.array(quad, np.float32)
+        picture = np.zeros((400, 600, 3), np.uint8)
+        return Detection(quad=q, crop=crop_card(picture, q), score=1.0,
+                         area=float(cv2.contourArea(q)), picture=picture, picture_quad=q)
+
+    card = detection([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
+    wide = detection([[90, 20], [165, 20], [165, 110], [90, 110]])  # 75 x 90
+    detections = [card, wide]
+    assert [r.label for r in name_detections(detections, Unsure(0.7, 0.95))] == ["duck/red-5", "duck/yellow-5"]
+    assert np.allclose(detections[1].quad, laid_at_corners(wide.quad, (60, 90))[0])
+    detections = [card, wide]
+    assert [r.label for r in name_detections(detections, Unsure(0.7, 0.65))] == ["duck/red-5", "duck/yellow-3"]
+    assert detections[1] is wide
+    sure = Unsure(UNSURE, 0.95)
+    assert [r.label for r in name_detections([card, wide], sure)] == ["duck/red-5", "duck/yellow-3"]
+    assert sure.looks == 0
+    fitting = detection([[90, 20], [150, 20], [150, 110], [90, 110]])  # 60 x 90, as its neighbour
+    unsure = Unsure(0.7, 0.95)
+    assert [r.label for r in name_detections([card, fitting], unsure)] == ["duck/red-5", "duck/yellow-3"]
+    assert unsure.looks == 0
+
+
 def test_a_card_the_classifier_cannot_name_is_named_on_a_second_look() -> None:
     """Bench scene 314: the shipped model cannot name a Bruce orange 1 cut along the outline
     the detector found (IoU 0.83 with the card); cut again with one side moved, it can."""
