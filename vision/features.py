@@ -193,11 +193,12 @@ def _ink_colour(upright: np.ndarray, unlike: np.ndarray) -> np.ndarray:
     ink = inner > max(INK_UNLIKE, 0.5 * float(np.percentile(inner, 90)))
     if not np.any(ink):
         return np.zeros(2, np.float32)
-    pixels = upright[6:-6, 6:-6].astype(np.float32)
-    paper = np.median(pixels[~ink], axis=0) if np.any(~ink) else np.full(3, 255.0, np.float32)
-    balanced = np.clip(pixels * (paper.mean() / np.maximum(paper, 1.0)), 0, 255).astype(np.uint8)
-    lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB).astype(np.float32)
-    return np.average(lab[ink][:, 1:] - 128.0, axis=0, weights=inner[ink]).astype(np.float32)
+    pixels = upright[6:-6, 6:-6]
+    paper = np.median(pixels[~ink], axis=0) if np.any(~ink) else np.full(3, 255.0)
+    gains = (paper.mean() / np.maximum(paper, 1.0)).astype(np.float32)
+    balanced = np.clip(pixels[ink].astype(np.float32) * gains, 0, 255).astype(np.uint8)
+    lab = cv2.cvtColor(balanced[:, None, :], cv2.COLOR_BGR2LAB)[:, 0, 1:].astype(np.float32)
+    return np.average(lab - 128.0, axis=0, weights=inner[ink]).astype(np.float32)
 
 
 def _unlike_paper(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
