@@ -85,7 +85,7 @@ crop is named. SET crops, 2 photos per card, 3 rounds: 68.59% right and 1.93% wr
 (green and purple cards taken for each other); 92.64% and 0.16% with no tolerance, but then the
 black ink of a Piatnik deck's clubs, which photographs yellowish in some lights, parted a 10
 from itself (99.21% right to 98.61%; 98.81% with a tolerance of 0.2). With this tolerance SET
-names 92.28% right and 0.31% wrong (0.3 for the weight: 91.96% and 0.32%; a least chroma of 6
+names 92.28% right and 0.29% wrong (`bench photos`; 0.3 for the weight: 91.96% and 0.32%, a least chroma of 6
 and no tolerance: 91.61% and 0.31%)."""
 SECOND_LOOK_GAP = 0.10
 """When the best card is less than this ahead of the next (after whitening), the two are
