@@ -611,6 +611,14 @@ def test_a_card_no_side_move_names_is_named_at_its_neighbours_size() -> None:
     assert all(detections[i] is found[i] for i in others)
 
 
+def _on_black(quad: list[list[float]]) -> Detection:
+    """A detection with outline ``quad`` in a black 600 x 400 picture."""
+    q = np.array(quad, np.float32)
+    picture = np.zeros((400, 600, 3), np.uint8)
+    return Detection(quad=q, crop=crop_card(picture, q), score=1.0,
+                     area=float(cv2.contourArea(q)), picture=picture, picture_quad=q)
+
+
 def test_a_look_at_size_that_finds_a_named_card_again_names_nothing() -> None:
     """A sliver of a card already named, laid at its neighbour's size, is that card: no
     second card is named there; the same sliver away from it is named."""
@@ -636,19 +644,13 @@ def test_a_look_at_size_that_finds_a_named_card_again_names_nothing() -> None:
                 return None
             return SimpleNamespace(label="duck/blue-3", confidence=0.8, recut=0)
 
-    def detection(quad: list[list[float]]) -> Detection:
-        q = np.array(quad, np.float32)
-        picture = np.zeros((400, 600, 3), np.uint8)
-        return Detection(quad=q, crop=crop_card(picture, q), score=1.0,
-                         area=float(cv2.contourArea(q)), picture=picture, picture_quad=q)
-
-    card = detection([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
-    sliver = detection([[10, 20], [70, 20], [70, 70], [10, 70]])  # on the card
+    card = _on_black([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
+    sliver = _on_black([[10, 20], [70, 20], [70, 70], [10, 70]])  # on the card
     assert quad_iou(laid_at_corners(sliver.quad, (60, 90))[0], card.quad) >= 0.5
     detections = [card, sliver]
     assert [r.label for r in name_detections(detections, Sure())] == ["duck/towel", "unknown"]
     assert detections[1] is sliver
-    apart = detection([[310, 20], [370, 20], [370, 70], [310, 70]])
+    apart = _on_black([[310, 20], [370, 20], [370, 70], [310, 70]])
     detections = [card, apart]
     assert [r.label for r in name_detections(detections, Sure())] == [
         "duck/towel", "duck/blue-3"]
@@ -684,14 +686,8 @@ def test_a_card_asked_about_alone_is_named_at_the_size_of_a_card_named_before() 
                 return SimpleNamespace(label="duck/blue-3", confidence=0.8, recut=0)
             return None
 
-    def detection(quad: list[list[float]]) -> Detection:
-        q = np.array(quad, np.float32)
-        picture = np.zeros((400, 600, 3), np.uint8)
-        return Detection(quad=q, crop=crop_card(picture, q), score=1.0,
-                         area=float(cv2.contourArea(q)), picture=picture, picture_quad=q)
-
-    card = detection([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
-    apart = detection([[310, 20], [380, 20], [380, 110], [310, 110]])  # 70 x 90: too wide
+    card = _on_black([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
+    apart = _on_black([[310, 20], [380, 20], [380, 110], [310, 110]])  # 70 x 90: too wide
     memory = LookMemory()
     assert [r.label for r in name_detections([card], Named(1), memory=memory)] == ["duck/towel"]
     assert [r.label for r in name_detections([apart], Named(0))] == ["unknown"]  # no memory
@@ -699,7 +695,7 @@ def test_a_card_asked_about_alone_is_named_at_the_size_of_a_card_named_before() 
     assert [r.label for r in name_detections(detections, Named(0), memory=memory)] == ["duck/blue-3"]
     assert np.allclose(detections[0].quad, laid_at_corners(apart.quad, (60, 90))[0])
     own = LookMemory()  # a card named at this card's own place gives no size
-    name_detections([detection([[312, 20], [380, 20], [380, 110], [312, 110]])], Named(1), memory=own)
+    name_detections([_on_black([[312, 20], [380, 20], [380, 110], [312, 110]])], Named(1), memory=own)
     assert [r.label for r in name_detections([apart], Named(0), memory=own)] == ["unknown"]
 
 
@@ -728,14 +724,8 @@ def test_a_card_named_unsurely_is_named_again_only_by_a_surer_second_look() -> N
                 return None  # the moved sides name nothing
             return SimpleNamespace(label="duck/yellow-5", confidence=self.second, recut=0)
 
-    def detection(quad: list[list[float]]) -> Detection:
-        q = np.array(quad, np.float32)
-        picture = np.zeros((400, 600, 3), np.uint8)
-        return Detection(quad=q, crop=crop_card(picture, q), score=1.0,
-                         area=float(cv2.contourArea(q)), picture=picture, picture_quad=q)
-
-    card = detection([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
-    wide = detection([[90, 20], [165, 20], [165, 110], [90, 110]])  # 75 x 90
+    card = _on_black([[10, 20], [70, 20], [70, 110], [10, 110]])  # 60 x 90
+    wide = _on_black([[90, 20], [165, 20], [165, 110], [90, 110]])  # 75 x 90
     detections = [card, wide]
     assert [r.label for r in name_detections(detections, Unsure(0.7, 0.95))] == ["duck/red-5", "duck/yellow-5"]
     assert np.allclose(detections[1].quad, laid_at_corners(wide.quad, (60, 90))[0])
@@ -745,7 +735,7 @@ def test_a_card_named_unsurely_is_named_again_only_by_a_surer_second_look() -> N
     sure = Unsure(UNSURE, 0.95)
     assert [r.label for r in name_detections([card, wide], sure)] == ["duck/red-5", "duck/yellow-3"]
     assert sure.looks == 0
-    fitting = detection([[90, 20], [150, 20], [150, 110], [90, 110]])  # 60 x 90, as its neighbour
+    fitting = _on_black([[90, 20], [150, 20], [150, 110], [90, 110]])  # 60 x 90, as its neighbour
     unsure = Unsure(0.7, 0.95)
     assert [r.label for r in name_detections([card, fitting], unsure)] == ["duck/red-5", "duck/yellow-3"]
     assert unsure.looks == 0
