@@ -249,20 +249,26 @@ def another_printing(photos: Photos, others: Photos, k: int, *, rounds: int = 5,
                      seed: int = 0) -> Outcome:
     """Enrol ``k`` photos of every label of ``photos`` and name every photo of ``others``
     (another printing or another game): each one named is counted as a stranger named, and
-    apart those named as the face their folder says they are."""
+    apart those named as the face their folder says they are. As at the table, the second
+    looks (ink layout and colour, printed index) are taken where both sets have them."""
     rng = random.Random(seed)
     by_label = _rows_by_label(photos.labels)
     outcome = Outcome(k, labels_tested=len(by_label))
+    with_layouts = photos.layouts is not None and photos.turned_layouts is not None
     for _ in range(rounds):
-        views, indices = {}, {}
+        views, layouts, indices = {}, {}, {}
         for label, rows in by_label.items():
             pool = [row for row in rows if enrollable(photos.hidden_share(row))]
             chosen = rng.sample(pool, min(k, len(pool)))
             if chosen:
                 views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
+                if photos.layouts is not None and photos.turned_layouts is not None:
+                    layouts[label] = np.vstack([photos.layouts[chosen], photos.turned_layouts[chosen]])
                 indices[label] = photos.view_reads(chosen)
-        deck = PhotoDeck.fit(views, index_reads=indices if photos.index_reads is not None else None)
-        matches = deck.match(others.embeddings, read_index=others.reader_of(deck, range(len(others.labels))))
+        deck = PhotoDeck.fit(views, layouts if with_layouts else None,
+                             indices if photos.index_reads is not None else None)
+        matches = deck.match(others.embeddings, layouts=others.layouts if with_layouts else None,
+                             read_index=others.reader_of(deck, range(len(others.labels))))
         said = [m.label if nameable(others.hidden_share(i)) else UNKNOWN
                 for i, m in enumerate(matches)]
         outcome.strangers += len(said)

@@ -16,7 +16,7 @@ from ducktable.bench import photos, photos_speed
 from ducktable.device import cli
 from ducktable.sim import render
 from ducktable.vision import augment
-from ducktable.vision.features import CardFeatures
+from ducktable.vision.features import CardFeatures, PhotoDeck
 from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME
 
 LABELS = ("yellow-7", "blue-1", "red-8", "lifebelt-8-green", "towel", "blue-5")
@@ -185,3 +185,20 @@ def test_the_printed_index_is_read_on_every_photo_and_takes_its_second_look(
     assert "ms a card on average" in photos.report(folder, read, [with_index])
     assert cli.main(["bench", "photos", str(few_photos), "--rounds", "1", "--no-index"]) == 0
     assert "printed index" not in capsys.readouterr().out
+
+
+def test_another_printing_is_named_with_the_second_looks_the_table_takes(
+        read: photos.Photos, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ink's layout and colour part printings the pictures alone take for each other (red
+    hearts from black spades): the check must name strangers as the table does, with them."""
+    assert read.layouts is not None
+    asked: list[tuple[bool, bool]] = []
+    match = PhotoDeck.match
+
+    def recorded(deck: PhotoDeck, *args: object, **kwargs: object) -> object:
+        asked.append((deck.layouts is not None, kwargs.get("layouts") is not None))
+        return match(deck, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PhotoDeck, "match", recorded)
+    photos.another_printing(read, read, 2, rounds=1)
+    assert asked == [(True, True)]
