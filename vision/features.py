@@ -99,8 +99,9 @@ band at its edge) and none ``SHADE_ALIKE`` times the area of another, none touch
 SET's one to three ovals, diamonds and squiggles are such shapes; the pips of a playing card's
 number (more, or an ace's and its index unlike in size), a court card's frame (larger) and
 Dobble's symbols (six to eleven, unlike) are not, and keep no shading."""
-SHAPE_INK = 0.5
+SHAPE_INK = 0.4
 SHAPE_EDGE = 4
+SHAPE_MARGIN = 4
 SHADE_WINDOW = 0.20
 SHADE_WEIGHT = 0.5
 SHADE_TOLERANCE = 0.1
@@ -236,7 +237,8 @@ NO_SHADING = -1.0
 
 
 def _ink_shading(unlike: np.ndarray) -> float:
-    inner = unlike[6:-6, 6:-6]
+    m = int(SHAPE_MARGIN)
+    inner = unlike[m:-m, m:-m]
     shapes = _shapes(inner > max(INK_UNLIKE, SHAPE_INK * float(np.percentile(inner, 99))))
     if shapes is None:
         return NO_SHADING
