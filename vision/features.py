@@ -107,7 +107,7 @@ SHAPE_EDGE = 4
 closed outlines (specks under a quarter of the least area left aside), each filling a
 ``SHADE_AREA`` share of the region looked at, none ``SHADE_ALIKE`` times the area of another,
 together touching its edge in at most ``SHAPE_EDGE`` px (a diamond's tips may; a shadow or the
-table does not). SET's one to three ovals, diamonds and squiggles are such shapes (98% of its
+table does not). SET's one to three ovals, diamonds and squiggles are such shapes (99% of its
 crops); no crop of the Piatnik deck, the webcam hearts or Dobble is (pips too many or unlike in
 size, a court card's frame too large, Dobble's six to eleven symbols unlike), and they name
 exactly as without the look."""
@@ -236,6 +236,10 @@ def _ink_colour(upright: np.ndarray, unlike: np.ndarray) -> np.ndarray:
     return np.average(lab - 128.0, axis=0, weights=inner[ink]).astype(np.float32)
 
 
+NO_SHADING = -1.0
+""":func:`ink_shading` of a crop that prints no shapes whose filling can be measured."""
+
+
 def ink_shading(crop: np.ndarray) -> float:
     """How the crop's printed shapes are filled: the ink inside them (their outline's band left
     out) as a share of their outline's, about 1 for a solid shape, 0 for an open one and
@@ -244,9 +248,6 @@ def ink_shading(crop: np.ndarray) -> float:
     where the features network, which sees blurred stripes as a pale solid or an open shape,
     takes them for each other."""
     return _ink_shading(_unlike_paper(crop)[0])
-
-
-NO_SHADING = -1.0
 
 
 def _ink_shading(unlike: np.ndarray) -> float:
@@ -586,7 +587,7 @@ class PhotoDeck:
         if self.layouts.shape[1] <= SHADE_COLUMN or inks.shape[1] <= SHADE_COLUMN:
             return per_card
         enrolled, seen = self.layouts[:, SHADE_COLUMN], inks[:, SHADE_COLUMN]
-        far = np.abs(seen[:, None] - enrolled[None, :])
+        far = np.abs(seen[:, None] - enrolled[None, :])  # shadings lie in 0-1: 2 is farther than any
         shaded = (seen != NO_SHADING)[:, None] & np.array([np.any(enrolled[c] != NO_SHADING) for c in columns])[None, :]
         card = np.stack([np.where(enrolled[c] != NO_SHADING, far[:, c], 2.0).min(axis=1) for c in columns], axis=1)
         judged = shaded & (per_card >= per_card.max(axis=1, keepdims=True) - SHADE_WINDOW)
