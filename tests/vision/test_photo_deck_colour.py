@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from ducktable.vision.features import LAYOUT_CELLS, PhotoDeck, ink_colour, ink_layouts
+from ducktable.vision.features import COLOUR_COLUMNS, LAYOUT_CELLS, PhotoDeck, ink_colour, ink_layouts
 
 GREEN = (60, 140, 30)
 PURPLE = (120, 30, 100)
@@ -81,7 +81,7 @@ def test_black_ink_has_no_hue_to_tell_cards_by() -> None:
     deck, views = colour_deck({"black": BLACK, "purple": PURPLE})
     embedding = nearer_to(views, "purple", "black")
     black = ink_layouts([shape_card(BLACK, WARM, shift=3)])
-    assert np.linalg.norm(black[0, LAYOUT_CELLS:]) < 3.0
+    assert np.linalg.norm(black[0, COLOUR_COLUMNS]) < 3.0
     plain = deck.match(embedding, min_raw=0.0)[0]
     looked = deck.match(embedding, min_raw=0.0, layouts=black)[0]
     assert looked.similarity == plain.similarity and looked.nearest == plain.nearest == "purple"
