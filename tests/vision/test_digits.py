@@ -10,6 +10,7 @@ import pytest
 from ducktable.rules.decks import UNKNOWN
 from ducktable.sim import render
 from ducktable.vision import augment
+from ducktable.vision.detect import Detection
 from ducktable.vision.digits import (
     BOXES,
     CLASSIFIER_SURE,
@@ -52,15 +53,15 @@ def test_only_a_yellow_number_card_has_a_digit_to_check() -> None:
     assert [yellow_digit(x) for x in ("duck/blue-5", "grey/yellow-5", "duck/towel", UNKNOWN)] == [None] * 4
 
 
-def test_a_sure_classifier_name_is_not_overruled_by_the_reader() -> None:
-    for sure in (0.5, READER_SURE, 1.0):
-        assert settle_digit("duck/yellow-3", CLASSIFIER_SURE, DigitReading(5, sure)) == (
+def test_a_sure_classifier_name_is_not_overruled_by_an_unsure_reading() -> None:
+    for unsure in (0.3, READER_SURE - 0.01):
+        assert settle_digit("duck/yellow-3", CLASSIFIER_SURE, DigitReading(5, unsure)) == (
             "duck/yellow-3", CLASSIFIER_SURE)
 
 
-def test_an_unsure_name_is_changed_only_by_a_sure_reading_and_else_asked() -> None:
-    assert settle_digit("duck/yellow-3", 0.9, DigitReading(5, READER_SURE)) == ("duck/yellow-5", READER_SURE)
-    assert settle_digit("duck/yellow-3", 0.9, DigitReading(5, READER_SURE - 0.01)) is None
+def test_a_sure_reading_renames_and_a_disagreement_without_one_is_asked() -> None:
+    assert settle_digit("duck/yellow-3", 0.99, DigitReading(5, READER_SURE)) == ("duck/yellow-5", READER_SURE)
+    assert settle_digit("duck/yellow-3", 0.99, DigitReading(5, READER_SURE - 0.01)) is None
     assert settle_digit("duck/yellow-3", 0.6, DigitReading(3, 0.4)) == ("duck/yellow-3", 0.6)
     assert settle_digit("duck/blue-3", 0.6, DigitReading(5, 1.0)) == ("duck/blue-3", 0.6)
 
@@ -92,13 +93,28 @@ def test_clean_yellow_cards_are_read_either_way_up(reader: DigitReader) -> None:
         assert min(r.confidence for r in read) >= READER_SURE
 
 
-def test_name_detections_checks_a_yellow_digit_on_the_final_crop() -> None:
-    """A classifier with ``settle_digits`` has the last word on the yellow cards it named."""
+def on_its_own(crop: np.ndarray) -> Detection:
+    quad = np.array([[0, 0], [100, 0], [100, 150], [0, 150]], np.float32)
+    return Detection(quad=quad, crop=crop, score=1.0, area=15_000.0)
+
+
+@pytest.mark.parametrize("seed", [0, 189])
+def test_a_yellow_5_the_classifier_reads_as_an_8_at_table_size_is_named_right(seed: int) -> None:
+    """Rendered yellow 5s cut as from the table camera that the classifier alone names a yellow
+    8 (at 0.50 and 0.95) are named a yellow 5 once the digit reader has looked."""
     from ducktable.vision.classify import CardClassifier
-    from ducktable.vision.detect import Detection
     from ducktable.vision.pipeline import name_detections
 
-    crop = table_crops("yellow-5", 1, 7)[0]
+    crop = table_crops("yellow-5", 1, seed)[0]
+    alone = CardClassifier.load(digits=False).classify([crop], games={"duck"})
+    assert [r.label for r in alone] == ["duck/yellow-8"]
+    found = name_detections([on_its_own(crop)], CardClassifier.load(), games={"duck"})
+    assert [r.label for r in found] == ["duck/yellow-5"]
+
+
+def test_a_stand_in_classifier_with_settle_digits_has_its_yellow_names_checked() -> None:
+    from ducktable.vision.classify import CardClassifier
+    from ducktable.vision.pipeline import name_detections
 
     class Misreads:
         digits = DigitReader.load()
@@ -109,6 +125,9 @@ def test_name_detections_checks_a_yellow_digit_on_the_final_crop() -> None:
             return [SimpleNamespace(label="duck/yellow-3", confidence=0.8, similarity=0.7)
                     for _ in crops]
 
-    quad = np.array([[0, 0], [100, 0], [100, 150], [0, 150]], np.float32)
-    found = name_detections([Detection(quad=quad, crop=crop, score=1.0, area=15000.0)], Misreads())
-    assert [r.label for r in found] in (["duck/yellow-5"], [UNKNOWN])
+    crop = table_crops("yellow-5", 1, 0)[0]
+    found = name_detections([on_its_own(crop)], Misreads())
+    assert [r.label for r in found] == ["duck/yellow-5"]
+    enrolled = Misreads()
+    enrolled._enrolled_games = {"duck"}  # an enrolled DUCK deck: our drawing's reader stays out
+    assert [r.label for r in name_detections([on_its_own(crop)], enrolled)] == ["duck/yellow-3"]
