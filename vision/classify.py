@@ -247,8 +247,7 @@ class CardClassifier:
 
     def settle_digits(self, crops: Sequence[np.ndarray], found: Sequence[Any]) -> list[Any]:
         """``found`` (one answer per crop) with each DUCK yellow number card's name checked by
-        the digit reader (:func:`~ducktable.vision.digits.settle_digit`): renamed, or
-        ``unknown`` when the two disagree and neither is sure. Left alone without the reader
+        the digit reader (:func:`~ducktable.vision.digits.settle_digit`). Left alone without the reader
         or when an enrolled DUCK deck names the cards (the reader knows only our drawing)."""
         asked = [i for i, r in enumerate(found) if yellow_digit(str(r.label)) is not None]
         if self.digits is None or not asked or "duck" in self._enrolled_games:
@@ -256,9 +255,7 @@ class CardClassifier:
         out = list(found)
         for i, reading in zip(asked, self.digits.read([crops[i] for i in asked]), strict=True):
             settled = settle_digit(str(found[i].label), float(found[i].confidence), reading)
-            if settled is None:
-                out[i] = _renamed(found[i], UNKNOWN, 0.0)
-            elif settled[0] != found[i].label:
+            if settled[0] != found[i].label:
                 out[i] = _renamed(found[i], *settled)
         return out
 
