@@ -47,7 +47,9 @@ STD_FLOOR = 4.0
 noise is not blown up into strokes."""
 
 READER_SURE = 0.99
-"""The reader's card-level probability from which its digit replaces the classifier's."""
+"""The reader's card-level probability from which its digit replaces an unsure classifier's.
+Every card so renamed among held-out yellow crops was renamed right: 61 of 2,700 cut as from
+the table camera (cards 70-105 px wide; 121 at 50-105 px), 30 of 720 cut from rendered tables."""
 CLASSIFIER_SURE = 0.9
 """A classifier's name at least this sure is kept whatever the reader says. On 2,700 held-out
 yellow crops at the replays' sizes (cards 70-105 px wide) the reader is right on 99.7% and the
