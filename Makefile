@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: demo test test-slow lint bench model locator features index-reader browser-deps pi party-deps clean
+.PHONY: demo test test-slow lint bench model locator features index-reader digit-reader browser-deps pi party-deps clean
 
 # Two stamps: the demo needs only the runtime (tens of MB); the tests and tools add the dev
 # extra (pytest, mypy, playwright, onnx: hundreds of MB). `make test` after `make demo` still
@@ -63,6 +63,12 @@ features: $(VENV)/.installed
 index-reader: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[dev,train]"
 	$(PY) -m ducktable.training.index_reader
+
+## Retrain the DUCK digit reader (models/digit_reader.onnx); needs the `train` extra, about
+## 12 minutes on one shared core.
+digit-reader: $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[dev,train]"
+	$(PY) -m ducktable.training.digit_reader
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \

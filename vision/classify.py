@@ -16,16 +16,18 @@ runs here, never torch, and the session is created once per :class:`CardClassifi
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
 import numpy as np
 from ducktable.rules.decks import BACK, UNKNOWN
+from ducktable.vision.digits import DigitReader, settle_digit, yellow_digit
 from ducktable.vision.model_files import (
     ModelCorruptError,
     ModelError,
@@ -196,10 +198,11 @@ class CardClassifier:
 
     def __init__(self, session: Session, manifest: Manifest,
                  prototypes: Prototypes | None = None,
-                 photo_decks: PhotoDecks | None = None) -> None:
+                 photo_decks: PhotoDecks | None = None, digits: DigitReader | None = None) -> None:
         self.session = session
         self.manifest = manifest
         self.photo_decks = photo_decks
+        self.digits = digits
         dim = int(manifest.raw.get("embedding_dim", 64))
         self.prototypes = prototypes if prototypes is not None else Prototypes.empty(dim)
         self._labels = np.array(manifest.labels)
@@ -207,6 +210,7 @@ class CardClassifier:
         # an enrolled deck replaces the model's own classes of that game: the user's printing
         # is what the camera will see, and the built-in drawings would only compete with it
         enrolled = {lab.split("/", 1)[0] for lab in self.prototypes.labels if "/" in lab}
+        self._enrolled_games = enrolled
         self._not_replaced = np.array(
             [lab.split("/", 1)[0] not in enrolled for lab in manifest.labels], bool)
         self._enrolled = _ViewGroups(self.prototypes.labels)
@@ -214,26 +218,46 @@ class CardClassifier:
     # construction
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, session: Session | None = None,
-             prototypes_dir: str | Path | None = None, threads: int = 1) -> CardClassifier:
+             prototypes_dir: str | Path | None = None, threads: int = 1,
+             digits: bool | None = None) -> CardClassifier:
         """The shipped (or given) model, checked against its manifest, plus enrolled decks.
 
         ``session`` replaces onnxruntime (tests); the manifest is still read and the labels
         used. ``prototypes_dir`` holds one folder per enrolled deck. ``threads`` sets
-        onnxruntime's intra-op threads (1 keeps a Raspberry Pi responsive).
+        onnxruntime's intra-op threads (1 keeps a Raspberry Pi responsive). ``digits`` opens
+        the shipped DUCK digit reader (:mod:`~ducktable.vision.digits`); None: unless
+        ``session`` is a stand-in.
         """
         path = Path(model_path) if model_path is not None else default_model_path()
         manifest = read_manifest(path)
+        session_given = session
         if session is None:
             session = _open_session(path, manifest, threads)
         prototypes = photo_decks = None
         if prototypes_dir is not None:
             prototypes = load_prototypes(Path(prototypes_dir), manifest)
             photo_decks = PhotoDecks.load(Path(prototypes_dir), threads=threads)
-        return cls(session, manifest, prototypes, photo_decks)
+        reader = DigitReader.load(threads=threads) if (
+            digits if digits is not None else session_given is None) else None
+        return cls(session, manifest, prototypes, photo_decks, reader)
 
     def with_prototypes(self, prototypes: Prototypes) -> CardClassifier:
         """The same session with other enrolled prototypes (no second session is created)."""
-        return CardClassifier(self.session, self.manifest, prototypes, self.photo_decks)
+        return CardClassifier(self.session, self.manifest, prototypes, self.photo_decks, self.digits)
+
+    def settle_digits(self, crops: Sequence[np.ndarray], found: Sequence[Any]) -> list[Any]:
+        """``found`` (one answer per crop) with each DUCK yellow number card's name checked by
+        the digit reader (:func:`~ducktable.vision.digits.settle_digit`). Left alone without the reader
+        or when an enrolled DUCK deck names the cards (the reader knows only our drawing)."""
+        asked = [i for i, r in enumerate(found) if yellow_digit(str(r.label)) is not None]
+        if self.digits is None or not asked or "duck" in self._enrolled_games:
+            return list(found)
+        out = list(found)
+        for i, reading in zip(asked, self.digits.read([crops[i] for i in asked]), strict=True):
+            settled = settle_digit(str(found[i].label), float(found[i].confidence), reading)
+            if settled[0] != found[i].label:
+                out[i] = _renamed(found[i], *settled)
+        return out
 
     # inference
     def embed(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -375,6 +399,15 @@ class _ViewGroups:
 
 
 # ---- naming arithmetic -----------------------------------------------------------------------
+def _renamed(result: Any, label: str, confidence: float) -> Any:
+    """``result`` (a :class:`Classification` or a stand-in) with another label."""
+    if is_dataclass(result) and not isinstance(result, type):
+        return replace(result, label=label, confidence=confidence)
+    copied = copy.copy(result)
+    copied.label, copied.confidence = label, confidence
+    return copied
+
+
 def _unit(vectors: np.ndarray) -> np.ndarray:
     """Each row scaled to unit length (a zero row stays zero)."""
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)

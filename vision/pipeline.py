@@ -132,7 +132,9 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
     then, where that names nothing, at the size of the named cards nearest them (:func:`look_at_size`; with no other
     card named in this batch, those ``memory`` kept from earlier ones). A card named the second
     way replaces its detection in ``detections`` (its outline was wrong; the new one is the
-    card's); an unsure card's name is replaced only by a surer one."""
+    card's); an unsure card's name is replaced only by a surer one. Last, a classifier with
+    ``settle_digits`` (:meth:`~.classify.CardClassifier.settle_digits`) checks the digit of
+    the DUCK yellow number cards named, on their final crops."""
     crops = [d.crop for d in detections]
     if not crops:
         return []
@@ -143,7 +145,8 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
                          f"{len(detections)} crops")
     look_again = getattr(classifier, "classify_recuts", None)
     if look_again is None or second_looks <= 0:
-        return results
+        settle = getattr(classifier, "settle_digits", None)
+        return results if settle is None else settle(crops, results)
     unknown = [i for i, r in enumerate(results) if str(r.label) == UNKNOWN]
     unknown.sort(key=lambda i: -float(getattr(results[i], "similarity", 0.0)))
     skipped = [i for i in unknown if memory is not None and memory.skips(detections[i])]
@@ -156,6 +159,9 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
             results[i], detections[i] = found
         elif i in unknown:
             fruitless.append(i)
+    settle = getattr(classifier, "settle_digits", None)
+    if settle is not None:
+        results = settle([d.crop for d in detections], results)
     if memory is not None:
         memory.keep([detections[i] for i in fruitless], [detections[i] for i in skipped])
         memory.keep_named([d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN])
