@@ -7,6 +7,8 @@ import cv2
 import numpy as np
 from ducktable.vision.features import COLOUR_COLUMNS, LAYOUT_CELLS, PhotoDeck, ink_colour, ink_layouts
 
+from .look_decks import nearer_to, twin_deck
+
 GREEN = (60, 140, 30)
 PURPLE = (120, 30, 100)
 BLACK = (30, 30, 30)
@@ -41,21 +43,10 @@ def colour_deck(inks: dict[str, tuple[int, int, int]], colours: bool = True
     """A deck whose two cards ``inks`` have nearly the same embedding (what the features
     network sees of cards that differ only in their ink's colour), and a far-off black one;
     its views."""
-    rng = np.random.default_rng(3)
-    base = rng.normal(size=(2, 32)).astype(np.float32)
-    inks = {**inks, "far": BLACK}
-    centres = [base[0], base[0] + 0.02 * rng.normal(size=32).astype(np.float32), base[1]]
-    views = {label: centre + 0.01 * rng.normal(size=(4, 32)).astype(np.float32)
-             for label, centre in zip(inks, centres, strict=True)}
-    layouts = {label: ink_layouts([shape_card(ink, light) for light in (WARM, COLD, WARM, COLD)])
-               for label, ink in inks.items()}
-    if not colours:  # a deck enrolled before the inks' colours were stored
-        layouts = {label: rows[:, :LAYOUT_CELLS] for label, rows in layouts.items()}
-    return PhotoDeck.fit(views, layouts), views
-
-
-def nearer_to(views: dict[str, np.ndarray], label: str, other: str) -> np.ndarray:
-    return (0.8 * views[label].mean(axis=0) + 0.2 * views[other].mean(axis=0))[None, :]
+    crops = {label: [shape_card(ink, light) for light in (WARM, COLD, WARM, COLD)]
+             for label, ink in {**inks, "far": BLACK}.items()}
+    # without colours: a deck enrolled before the inks' colours were stored
+    return twin_deck(crops, seed=3, columns=None if colours else LAYOUT_CELLS)
 
 
 def test_a_green_card_nearer_a_purple_one_in_the_features_is_named_green_by_its_ink() -> None:

@@ -18,6 +18,8 @@ from ducktable.vision.features import (
     ink_layouts,
 )
 
+from .look_decks import nearer_to
+
 PIPS_6 = [(60, 70), (140, 70), (60, 150), (140, 150), (60, 230), (140, 230)]
 PIPS_7 = [*PIPS_6, (100, 110)]
 
@@ -50,11 +52,6 @@ def twin_deck(layouts: bool, spread: float = 0.02) -> tuple[PhotoDeck, dict[str,
     inks = {label: ink_layouts([pip_card(cards[label], light=0.9 + 0.05 * i) for i in range(4)])
             for label in views}
     return PhotoDeck.fit(views, inks if layouts else None), views
-
-
-def nearer_to(views: dict[str, np.ndarray], label: str, other: str) -> np.ndarray:
-    """An embedding a little nearer to ``label``'s views than to ``other``'s."""
-    return (0.8 * views[label].mean(axis=0) + 0.2 * views[other].mean(axis=0))[None, :]
 
 
 def test_a_six_taken_for_a_seven_by_a_hair_is_answered_unknown_when_its_layout_is_a_six() -> None:

@@ -8,6 +8,8 @@ import cv2
 import numpy as np
 from ducktable.vision.features import NO_SHADING, SHADE_COLUMN, PhotoDeck, ink_layouts, ink_shading
 
+from .look_decks import nearer_to, twin_deck
+
 GREEN = (60, 140, 30)
 RED = (40, 40, 200)
 WARM = (0.75, 0.95, 1.1)
@@ -62,21 +64,11 @@ def test_one_to_three_shapes_have_a_shading_pips_and_blank_paper_none() -> None:
 def shading_deck(shaded: bool = True) -> tuple[PhotoDeck, dict[str, np.ndarray]]:
     """A deck whose striped and open cards have nearly the same embedding (what the features
     network sees of blurred stripes), and a far-off solid one; its views."""
-    rng = np.random.default_rng(5)
-    base = rng.normal(size=(2, 32)).astype(np.float32)
     fills = {"striped": "striped", "open": "open", "far": "solid"}
-    centres = [base[0], base[0] + 0.02 * rng.normal(size=32).astype(np.float32), base[1]]
-    views = {label: centre + 0.01 * rng.normal(size=(4, 32)).astype(np.float32)
-             for label, centre in zip(fills, centres, strict=True)}
-    layouts = {label: ink_layouts([set_card(fill, light=light) for light in (WARM, (1.0, 1.0, 1.0)) * 2])
-               for label, fill in fills.items()}
-    if not shaded:  # a deck enrolled before the shapes' shadings were stored
-        layouts = {label: rows[:, :SHADE_COLUMN] for label, rows in layouts.items()}
-    return PhotoDeck.fit(views, layouts), views
-
-
-def nearer_to(views: dict[str, np.ndarray], label: str, other: str) -> np.ndarray:
-    return (0.8 * views[label].mean(axis=0) + 0.2 * views[other].mean(axis=0))[None, :]
+    crops = {label: [set_card(fill, light=light) for light in (WARM, (1.0, 1.0, 1.0)) * 2]
+             for label, fill in fills.items()}
+    # not shaded: a deck enrolled before the shapes' shadings were stored
+    return twin_deck(crops, seed=5, columns=None if shaded else SHADE_COLUMN)
 
 
 def test_a_striped_card_nearer_an_open_one_in_the_features_is_named_striped_by_its_shading() -> None:
