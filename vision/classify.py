@@ -16,11 +16,10 @@ runs here, never torch, and the session is created once per :class:`CardClassifi
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -245,18 +244,19 @@ class CardClassifier:
         """The same session with other enrolled prototypes (no second session is created)."""
         return CardClassifier(self.session, self.manifest, prototypes, self.photo_decks, self.digits)
 
-    def settle_digits(self, crops: Sequence[np.ndarray], found: Sequence[Any]) -> list[Any]:
+    def settle_digits(self, crops: Sequence[np.ndarray], found: Sequence[Classification]
+                      ) -> list[Classification]:
         """``found`` (one answer per crop) with each DUCK yellow number card's name checked by
         the digit reader (:func:`~ducktable.vision.digits.settle_digit`). Left alone without the reader
         or when an enrolled DUCK deck names the cards (the reader knows only our drawing)."""
-        asked = [i for i, r in enumerate(found) if yellow_digit(str(r.label)) is not None]
+        asked = [i for i, r in enumerate(found) if yellow_digit(r.label) is not None]
         if self.digits is None or not asked or "duck" in self._enrolled_games:
             return list(found)
         out = list(found)
         for i, reading in zip(asked, self.digits.read([crops[i] for i in asked]), strict=True):
-            settled = settle_digit(str(found[i].label), float(found[i].confidence), reading)
-            if settled[0] != found[i].label:
-                out[i] = _renamed(found[i], *settled)
+            label, confidence = settle_digit(found[i].label, found[i].confidence, reading)
+            if label != found[i].label:
+                out[i] = replace(found[i], label=label, confidence=confidence)
         return out
 
     # inference
@@ -399,15 +399,6 @@ class _ViewGroups:
 
 
 # ---- naming arithmetic -----------------------------------------------------------------------
-def _renamed(result: Any, label: str, confidence: float) -> Any:
-    """``result`` (a :class:`Classification` or a stand-in) with another label."""
-    if is_dataclass(result) and not isinstance(result, type):
-        return replace(result, label=label, confidence=confidence)
-    copied = copy.copy(result)
-    copied.label, copied.confidence = label, confidence
-    return copied
-
-
 def _unit(vectors: np.ndarray) -> np.ndarray:
     """Each row scaled to unit length (a zero row stays zero)."""
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)

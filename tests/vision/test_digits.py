@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -117,7 +116,7 @@ def test_a_yellow_5_the_classifier_reads_as_an_8_at_table_size_is_named_right(se
 
 
 def test_a_stand_in_classifier_with_settle_digits_has_its_yellow_names_checked() -> None:
-    from ducktable.vision.classify import CardClassifier
+    from ducktable.vision.classify import CardClassifier, Classification
     from ducktable.vision.pipeline import name_detections
 
     class Misreads:
@@ -126,7 +125,7 @@ def test_a_stand_in_classifier_with_settle_digits_has_its_yellow_names_checked()
         settle_digits = CardClassifier.settle_digits
 
         def classify(self, crops: list[np.ndarray]) -> list[object]:
-            return [SimpleNamespace(label="duck/yellow-3", confidence=0.8, similarity=0.7)
+            return [Classification("duck/yellow-3", 0.8, np.zeros(64, np.float32), similarity=0.7)
                     for _ in crops]
 
     crop = table_crops("yellow-5", 1, 0)[0]
