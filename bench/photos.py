@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +67,18 @@ class Photos:
         if self.index_reads is None:
             return []
         return as_views([self.index_reads[row] for row in rows])
+
+    def deck_of(self, chosen: Mapping[str, list[int]]) -> PhotoDeck:
+        """A photo deck enrolled from the ``chosen`` rows of each label as enrolment makes one:
+        each photo and its half-turned twin, with their ink layouts and index reads where read."""
+        views = {label: np.vstack([self.embeddings[rows], self.turned[rows]]) for label, rows in chosen.items()}
+        layouts = None
+        if self.layouts is not None and self.turned_layouts is not None:
+            layouts = {label: np.vstack([self.layouts[rows], self.turned_layouts[rows]])
+                       for label, rows in chosen.items()}
+        reads = ({label: self.view_reads(rows) for label, rows in chosen.items()}
+                 if self.index_reads is not None else None)
+        return PhotoDeck.fit(views, layouts, reads)
 
     def reader_of(self, deck: PhotoDeck, rows: Sequence[int],
                   looked: Counter[str] | None = None) -> Callable[[int], list[Read]] | None:
@@ -205,9 +217,7 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
         enrolled = usable
         if unknown:
             enrolled = sorted(rng.sample(usable, len(usable) // 2))
-        views: dict[str, np.ndarray] = {}
-        layouts: dict[str, np.ndarray] = {}
-        indices: dict[str, list[list[Read]]] = {}
+        picked: dict[str, list[int]] = {}
         tests: list[int] = []
         for label in usable:
             rows = by_label[label][:]
@@ -217,16 +227,11 @@ def cross_validate(photos: Photos, k: int, *, rounds: int = 5, seed: int = 0,
                 if not chosen:
                     tests += rows
                     continue
-                views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
-                if photos.layouts is not None and photos.turned_layouts is not None:
-                    layouts[label] = np.vstack([photos.layouts[chosen],
-                                                photos.turned_layouts[chosen]])
-                indices[label] = photos.view_reads(chosen)
+                picked[label] = chosen
                 tests += [row for row in rows if row not in chosen]
             else:
                 tests += rows
-        deck = PhotoDeck.fit(views, layouts if photos.layouts is not None else None,
-                             indices if photos.index_reads is not None else None)
+        deck = photos.deck_of(picked)
         matches = deck.match(photos.embeddings[tests], layouts=None if photos.layouts is None
                              else photos.layouts[tests], read_index=photos.reader_of(deck, tests, outcome.looked))
         for row, match in zip(tests, matches, strict=True):
@@ -254,20 +259,15 @@ def another_printing(photos: Photos, others: Photos, k: int, *, rounds: int = 5,
     rng = random.Random(seed)
     by_label = _rows_by_label(photos.labels)
     outcome = Outcome(k, labels_tested=len(by_label))
-    with_layouts = photos.layouts is not None and photos.turned_layouts is not None
     for _ in range(rounds):
-        views, layouts, indices = {}, {}, {}
+        picked: dict[str, list[int]] = {}
         for label, rows in by_label.items():
             pool = [row for row in rows if enrollable(photos.hidden_share(row))]
             chosen = rng.sample(pool, min(k, len(pool)))
             if chosen:
-                views[label] = np.vstack([photos.embeddings[chosen], photos.turned[chosen]])
-                if photos.layouts is not None and photos.turned_layouts is not None:
-                    layouts[label] = np.vstack([photos.layouts[chosen], photos.turned_layouts[chosen]])
-                indices[label] = photos.view_reads(chosen)
-        deck = PhotoDeck.fit(views, layouts if with_layouts else None,
-                             indices if photos.index_reads is not None else None)
-        matches = deck.match(others.embeddings, layouts=others.layouts if with_layouts else None,
+                picked[label] = chosen
+        deck = photos.deck_of(picked)
+        matches = deck.match(others.embeddings, layouts=others.layouts if deck.layouts is not None else None,
                              read_index=others.reader_of(deck, range(len(others.labels))))
         said = [m.label if nameable(others.hidden_share(i)) else UNKNOWN
                 for i, m in enumerate(matches)]

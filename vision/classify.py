@@ -229,15 +229,15 @@ class CardClassifier:
         """
         path = Path(model_path) if model_path is not None else default_model_path()
         manifest = read_manifest(path)
-        session_given = session
+        if digits is None:
+            digits = session is None
         if session is None:
             session = _open_session(path, manifest, threads)
         prototypes = photo_decks = None
         if prototypes_dir is not None:
             prototypes = load_prototypes(Path(prototypes_dir), manifest)
             photo_decks = PhotoDecks.load(Path(prototypes_dir), threads=threads)
-        reader = DigitReader.load(threads=threads) if (
-            digits if digits is not None else session_given is None) else None
+        reader = DigitReader.load(threads=threads) if digits else None
         return cls(session, manifest, prototypes, photo_decks, reader)
 
     def with_prototypes(self, prototypes: Prototypes) -> CardClassifier:

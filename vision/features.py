@@ -575,10 +575,7 @@ class PhotoDeck:
         alike = _hues(seen) @ _hues(enrolled).T  # cosine; 0 where either has no hue
         hued = _hued(seen)[:, None] & np.array([_hued(enrolled[c]).any() for c in columns])[None, :]
         card = np.stack([np.where(_hued(enrolled[c]), alike[:, c], -1.0).max(axis=1) for c in columns], axis=1)
-        judged = hued & (per_card >= per_card.max(axis=1, keepdims=True) - COLOUR_WINDOW)
-        most = np.where(judged, card, -1.0).max(axis=1, keepdims=True)
-        unlike = np.maximum(most - card - COLOUR_TOLERANCE, 0.0)
-        return np.where(judged, per_card - COLOUR_WEIGHT * unlike, per_card)
+        return _behind_the_nearest(per_card, -card, hued, COLOUR_WINDOW, COLOUR_WEIGHT, COLOUR_TOLERANCE)
 
     def _shaded(self, per_card: np.ndarray, inks: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
         """``per_card`` less the shading look's (:data:`SHADE_WEIGHT`) where the crop's shapes
@@ -591,10 +588,7 @@ class PhotoDeck:
         far = np.abs(seen[:, None] - enrolled[None, :])  # shadings lie in 0-1: 2 is farther than any
         shaded = (seen != NO_SHADING)[:, None] & np.array([np.any(enrolled[c] != NO_SHADING) for c in columns])[None, :]
         card = np.stack([np.where(enrolled[c] != NO_SHADING, far[:, c], 2.0).min(axis=1) for c in columns], axis=1)
-        judged = shaded & (per_card >= per_card.max(axis=1, keepdims=True) - SHADE_WINDOW)
-        nearest = np.where(judged, card, 2.0).min(axis=1, keepdims=True)
-        farther = np.maximum(card - nearest - SHADE_TOLERANCE, 0.0)
-        return np.where(judged, per_card - SHADE_WEIGHT * farther, per_card)
+        return _behind_the_nearest(per_card, card, shaded, SHADE_WINDOW, SHADE_WEIGHT, SHADE_TOLERANCE)
 
     def save(self, path: Path) -> None:
         arrays: dict[str, Any] = {"labels": self.labels.astype(str), "vectors": self.vectors,
@@ -655,6 +649,17 @@ def enrolment_layouts(crops_by_label: Mapping[str, Sequence[np.ndarray]]
     """The ink layouts of :func:`enrolment_views`' views, in the same order."""
     return {label: ink_layouts([*crops, *(cv2.rotate(c, cv2.ROTATE_180) for c in crops)])
             for label, crops in crops_by_label.items()}
+
+
+def _behind_the_nearest(per_card: np.ndarray, far: np.ndarray, looked: np.ndarray, window: float,
+                        weight: float, tolerance: float) -> np.ndarray:
+    """``per_card`` (crops x cards) where each card ``looked`` at and within ``window`` of the
+    crop's best loses ``weight`` times how much farther it is (``far``, crops x cards) than the
+    nearest such card, past ``tolerance``: what the colour and shading looks share."""
+    judged = looked & (per_card >= per_card.max(axis=1, keepdims=True) - window)
+    nearest = np.where(judged, far, np.inf).min(axis=1, keepdims=True)
+    farther = np.maximum(far - nearest - tolerance, 0.0)
+    return np.where(judged, per_card - weight * farther, per_card)
 
 
 def _hued(colours: np.ndarray) -> np.ndarray:

@@ -144,9 +144,20 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
         raise ValueError(f"the classifier answered {len(results)} times for "
                          f"{len(detections)} crops")
     look_again = getattr(classifier, "classify_recuts", None)
-    if look_again is None or second_looks <= 0:
-        settle = getattr(classifier, "settle_digits", None)
-        return results if settle is None else settle(crops, results)
+    if look_again is not None and second_looks > 0:
+        _look_again(detections, results, look_again, games, second_looks, memory)
+    settle = getattr(classifier, "settle_digits", None)
+    if settle is not None:
+        results = settle([d.crop for d in detections], results)
+    if memory is not None:
+        memory.keep_named([d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN])
+    return results
+
+
+def _look_again(detections: list[Detection], results: list[Any], look_again: Callable[..., Any],
+                games: Collection[str] | None, second_looks: int, memory: LookMemory | None) -> None:
+    """The second looks of :func:`name_detections`, in place: a card named by one replaces its
+    result and detection; ``memory`` keeps the unknown cards it looked at in vain or skipped."""
     unknown = [i for i, r in enumerate(results) if str(r.label) == UNKNOWN]
     unknown.sort(key=lambda i: -float(getattr(results[i], "similarity", 0.0)))
     skipped = [i for i in unknown if memory is not None and memory.skips(detections[i])]
@@ -159,13 +170,8 @@ def name_detections(detections: list[Detection], classifier: Classifies, *,
             results[i], detections[i] = found
         elif i in unknown:
             fruitless.append(i)
-    settle = getattr(classifier, "settle_digits", None)
-    if settle is not None:
-        results = settle([d.crop for d in detections], results)
     if memory is not None:
         memory.keep([detections[i] for i in fruitless], [detections[i] for i in skipped])
-        memory.keep_named([d for d, r in zip(detections, results, strict=True) if str(r.label) != UNKNOWN])
-    return results
 
 
 def _named_beside(index: int, detections: Sequence[Detection], results: Sequence[Any],
