@@ -39,8 +39,9 @@ model-mode replays): a pile top read as another number of its colour with no han
 ever since its play was recorded, is that card misread, not a card that moved; a shown play
 with one card read as unknown is completed when the rules leave a single card it can be (a
 run's middle card); a show read as one unknown card is not (it may be several cards read as
-one outline). A card read as another is never changed to make a play legal, and a pile top read
-as two cards since the hand left it makes a play resting on it alone asked.
+one outline). A card read as another is never changed to make a play legal, and a play that
+only the pile's top names is asked about when the pile also read as another card since the hand
+left it.
 
 Pure: stdlib only.
 """
