@@ -38,7 +38,10 @@ What keeps the classifier's slips with yellow digits from holding every event (m
 model-mode replays): a pile top read as another number of its colour with no hand near it, or
 ever since its play was recorded, is that card misread, not a card that moved; a shown play
 with one card read as unknown is completed when the rules leave a single card it can be (a
-run's middle card). A card read as another is never changed to make a play legal.
+run's middle card); a show read as one unknown card is not (it may be several cards read as
+one outline). A card read as another is never changed to make a play legal, and a play that
+only the pile's top names is asked about when the pile also read as another card since the hand
+left it.
 
 Pure: stdlib only.
 """
@@ -83,6 +86,11 @@ hand that makes the hand asked about: a card read two ways (that red 2: 5 reads 
 6) is, one odd misread is not. With these two rules 40 oracle DUCK games (3 players) leave
 186 of 200 reveals to the camera at 5% misreads a card (194 without), 194 at 2% (200); none
 wrong either way."""
+TOP_RIVAL_SHARE = REVEAL_RIVAL_SHARE
+"""Share of the reads of a pile since a hand left it (and at least two) naming one other top
+card that makes a play resting on that top asked about: a yellow 5 read so twice, then as a
+yellow 3 at 0.98-0.99 three times, settled as the 3 on the vote of five reads and the play
+was recorded as a yellow 3, a play the rules allow."""
 REVEAL_CONFIDENCE = MIN_CONFIDENCE
 """How sure the reads of the round-end hands must be: the reveal scores the round at once
 (the classifier's wrong reads of hand cards came with 0.65-0.77 in rendered games); its doubt
@@ -258,7 +266,7 @@ class DuckInferrer(Inferrer):
         staged = self._staged.get(t)
         if top != expected and top is not None and not shown:
             if staged is None:
-                doubt = self._missed_play(seat.pile, (top,), t)
+                doubt = self._missed_play(seat.pile, (top,), t) or self._read_two_ways(table, pile_zone)
                 # since the last play (not the last event): cards may be shown while the
                 # previous player still draws
                 if table.covered_since(reveal_zone, self._played_ts):
@@ -276,7 +284,8 @@ class DuckInferrer(Inferrer):
             moved = table.covered_since(reveal_zone, self._staged_ts[t])
             return self._inference(table, Event("play", t, {"cards": cards}),
                                    [pile_zone, reveal_zone], "the shown cards went onto the pile",
-                                   doubt or self._missed_play(seat.pile, tuple(cards), t),
+                                   doubt or self._missed_play(seat.pile, tuple(cards), t)
+                                   or ("" if top in staged else self._read_two_ways(table, pile_zone)),
                                    [pile_zone] if moved else [pile_zone, reveal_zone])
         if (top == expected and top is not None and not shown and staged and top in staged
                 and table.covered_since(pile_zone, self._staged_ts[t]) and table.fresh(pile_zone)):
@@ -406,6 +415,18 @@ class DuckInferrer(Inferrer):
                 and (settled.first_seen_ts <= self._laid_ts.get(seat, -1)
                      or not (since_play or settled.handled)))
 
+    def _read_two_ways(self, table: StabilityTracker, pile: str) -> str:
+        """A doubt when the reads of a pile since a hand last left it name another top than
+        the settled one often enough (:data:`TOP_RIVAL_SHARE`, and at least two): no hand
+        changed the card between those reads, so the camera read one card two ways, and the
+        play would record for good whichever way won the vote (the rules may allow either).
+        A problem of the reads themselves (no hand seen, low confidence) is told first."""
+        reads, rival = table.rival_since_hand(pile)
+        if rival < max(2, TOP_RIVAL_SHARE * reads) or not self.sure(table, [pile])[0]:
+            return ""
+        return (f"{rival} of {reads} reads of the pile in {pile} since a hand left it named another card "
+                f"than {', '.join(table.labels(pile))}: which card is it?")
+
     def _stood(self, state: DuckState, table: StabilityTracker, seat: int) -> bool:
         """Whether ``seat``'s pile shows the top the game puts there, settled before the
         mover's play or with no hand over it since: nothing was taken from it while the mover
@@ -491,10 +512,16 @@ def _stack_order(shown: tuple[str, ...], top: str) -> tuple[list[str], str]:
     """The play's cards in laying order with ``top`` last, and a doubt if that is not possible.
 
     A set keeps the shown order with the top moved last (DUCK-A3); a run is laid ascending or
-    descending so that its top is an end (DUCK-A2).
+    descending so that its top is an end (DUCK-A2). A show read as a single unknown card is no
+    play of one card: the table reader reads two cards laid edge to edge as one outline it
+    cannot name (a yellow 3 and a red 3 shown together were read so in every frame, and the
+    play was recorded as the red 3 the pile showed), so the top alone is only a guess.
     """
     cards = list(shown)
     strange = [c for c in cards if c not in DUCK_CARDS]
+    if cards == [UNKNOWN]:  # nothing tells how many cards the outline is
+        return [top], ("what was shown could not be made out and may have been several cards (cards "
+                       f"laid edge to edge are read as one unknown outline): was {top} played alone?")
     if strange == [UNKNOWN]:
         cards = _completed(cards, top) or cards
         strange = [c for c in cards if c not in DUCK_CARDS]

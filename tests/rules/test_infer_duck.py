@@ -757,3 +757,54 @@ def test_DUCK_A4_hands_over_a_look_alike_pile_and_the_deck_before_the_next_play_
     assert stack(table, 1, "red-1") == []
     pending = table.follower.pending
     assert pending is not None and "two equal cards" in pending.why and table.state.turn == 0
+
+
+@pytest.mark.parametrize("shown, play", [
+    ([], ["yellow-3"]),
+    (["yellow-1", "yellow-2", UNKNOWN], ["yellow-1", "yellow-2", "yellow-3"]),
+])
+def test_DUCK_A1_a_new_top_read_two_ways_since_the_hand_left_is_asked(shown, play):
+    """Model-mode DUCK (4 players): a yellow 5 laid on a pile was read as a yellow 5 twice after
+    the hand left, then as a yellow 3 at 0.98-0.99; the vote settled the 3 and the play was
+    recorded as a yellow 3, which the rules allow. No hand changed the card between those
+    reads: a play that only the pile names (laid straight, or the pile naming the shown card
+    the classifier could not) is asked about."""
+    table = a_round_played()
+    applied = table.lay(s0_discard=["red-5"])  # seat 1 takes blue-1 from seat 0 (its right)
+    assert [(e.type, e.data) for e in applied] == [("draw", {"pile": "right"})]
+    if shown:
+        table.lay(s2_reveal=shown)
+    table.zones[seat_zone(2, "reveal")] = []
+    table.zones[seat_zone(2, "discard")] = ["yellow-3"]
+    table.glimpse({"s2_reveal": None, "s2_discard": None} if shown else {"s2_discard": None})
+    table.glimpse({"s2_discard": ["yellow-5"]}, {"s2_discard": ["yellow-5"]})
+    assert table.lay_zones({}, frames=4, hand=False) == []  # four of six reads settle the 3
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"cards": play}
+    assert "2 of 6 reads" in pending.why and "named another card than yellow-3" in pending.why
+
+
+def test_DUCK_A3_a_shown_card_the_pile_names_again_needs_no_agreeing_pile_reads():
+    """The shown card itself names the top: reads of the pile naming another card now and
+    then hold nothing."""
+    table = a_round_played()
+    table.lay(s0_discard=["red-5"])
+    table.lay(s2_reveal=["yellow-5"])
+    table.zones[seat_zone(2, "reveal")] = []
+    table.zones[seat_zone(2, "discard")] = ["yellow-5"]
+    table.glimpse({"s2_reveal": None, "s2_discard": None})
+    table.glimpse({"s2_discard": ["yellow-8"]}, {"s2_discard": ["yellow-8"]})
+    applied = table.lay_zones({}, frames=4, hand=False)
+    assert [(e.type, e.data) for e in applied] == [("play", {"cards": ["yellow-5"]})]
+
+
+def test_DUCK_A1_a_show_read_as_one_unknown_card_is_no_sure_play_of_the_top_alone():
+    """Model-mode DUCK (5 players): a yellow 3 and a red 3 shown together were read as one
+    unknown outline in every frame (the reader reads cards laid edge to edge so), and the play
+    was recorded as the red 3 the pile then showed. How many cards were shown is not known."""
+    table = dealt()
+    table.lay(s1_reveal=[UNKNOWN])
+    assert table.lay(s1_reveal=[], s1_discard=["red-3"]) == []
+    pending = table.follower.pending
+    assert pending is not None and pending.event.data == {"cards": ["red-3"]}
+    assert "may have been several cards" in pending.why
