@@ -18,7 +18,10 @@ From that (BRUCE-T1..T5, R1, R2):
 
 - shuffle: the table is clear and a draw pile appears where none was;
 - reveal: the row shows one card more than before, the earlier ones unchanged; while the mover
-  is still to choose this is first a ``continue`` (the camera sees only the next card);
+  is still to choose this is first a ``continue`` (the camera sees only the next card). When a
+  hand reached over the draw pile more often since the row last lay still than the row gained
+  cards, a card was turned over and taken away unseen (a card the camera did not make out, kept
+  by a stop): the new card may be the next player's, so a person confirms;
 - stop: the row leaves the table while the discard pile stays as it was (a double duck or a
   Bruce would have put the flipped card on the discard pile) and no hand reached over the draw
   pile since the row was last read (a card flipped and swept away too fast to read; "reached"
@@ -38,7 +41,7 @@ from .core import Event, State
 from .decks import UNKNOWN
 from .infer_base import Inference, Inferrer
 from .snapshot import middle_zone, seat_zone
-from .stability import StabilityTracker
+from .stability import HAND_SPELL_MS, StabilityTracker
 
 DRAW = middle_zone("draw")
 ROW = middle_zone("row")
@@ -71,6 +74,7 @@ class BruceInferrer(Inferrer):
         self._steal: tuple[str, ...] | None = ()
         self._discard_mark: tuple[str, ...] = ()  # the discard pile while the row was in play
         self._row_settled_ts = 0  # when the row last settled to what the camera accounts for
+        self._row_settled_len = 0  # how many cards it held then
         self._draw_reached: list[int] = []  # recent frames with a hand over the draw pile
         self._draw_gone = True  # the draw pile was seen empty since the last shuffle
         self._told_ts = -1  # when a person last entered an event: older table moments are history
@@ -140,6 +144,7 @@ class BruceInferrer(Inferrer):
         if seen == self._row:
             self._discard_mark = table.labels(DISCARD)
             self._row_settled_ts = table.settled(ROW).settled_ts
+            self._row_settled_len = len(seen)
             return None
         ts = table.settled(ROW).first_seen_ts
         if len(seen) == len(self._row) + 1 or self._grown_by_several(seen):
@@ -148,6 +153,8 @@ class BruceInferrer(Inferrer):
             if seen[:len(self._row)] != self._row:
                 doubt = (f"the row reads {', '.join(seen[:len(self._row)])} before the new card, but "
                          f"{', '.join(self._row) or 'nothing'} lay there")
+            else:
+                doubt = self._unseen_flip(table, len(seen) - self._row_settled_len)
             if state.phase == "choose":
                 return self._inference(table, Event("continue", seat), [ROW], ts,
                                        "another card was turned over", doubt)
@@ -164,6 +171,32 @@ class BruceInferrer(Inferrer):
             return self._inference(table, Event("stop", seat), [ROW, DISCARD], ts,
                                    "the row went into the nest", doubt)
         return None
+
+    def _unseen_flip(self, table: StabilityTracker, gained: int) -> str:
+        """Why a card may have been turned over unseen before the row gained ``gained`` cards,
+        or "": a hand reached over the draw pile more often than that since the row last lay
+        still and the pile was last laid down (laying it is a reach too). Each reach is a
+        spell of at least ``DRAW_REACH_FRAMES`` covered frames, spells more than
+        ``HAND_SPELL_MS`` apart. A card the camera never made out, then kept by a stop, leaves
+        the row as it was; without this the next player's first card would be taken for the
+        mover's."""
+        since = max(self._row_settled_ts, table.settled(DRAW).settled_ts)
+        covers = table.covers_since(DRAW, since)
+        if covers is None:
+            reaches = gained + 1  # more covered frames than the tracker keeps: many reaches
+        else:
+            spells: list[int] = []
+            for k, ts in enumerate(covers):
+                if k and ts - covers[k - 1] <= HAND_SPELL_MS:
+                    spells[-1] += 1
+                else:
+                    spells.append(1)
+            reaches = sum(frames >= DRAW_REACH_FRAMES for frames in spells)
+        if reaches <= gained:
+            return ""
+        return (f"a hand reached over the draw pile {reaches} times since the row last lay still, "
+                f"but the row shows {gained} new card{'s' if gained != 1 else ''}: a card may have "
+                "been turned over and kept unseen")
 
     def _grown_by_several(self, seen: tuple[str, ...]) -> bool:
         """Whether the row shows the accounted row and then two or more new cards, those

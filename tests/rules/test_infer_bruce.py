@@ -136,6 +136,39 @@ def test_BRUCE_T2_row_gone_after_a_hand_over_the_draw_pile_is_held():
     assert "reached over the draw pile" in table.pending_why()
 
 
+def test_BRUCE_T1_each_card_turned_over_by_a_hand_over_the_draw_pile_is_applied():
+    """Laying the draw pile and turning each card over are reaches over it, one per new card."""
+    table = Table()
+    table.lay(2, hidden=(DRAW,))
+    assert brief(table.lay(draw=[BACK])) == [("shuffle", None, {})]
+    for row in (["red-1"], ["red-1", "blue-2"]):
+        table.lay(2, hidden=(DRAW, ROW))
+        assert table.lay(row=row)
+    table.lay(2, hidden=(ROW, NAMES["n0"]))
+    assert brief(table.lay(row=[], n0=[BACK])) == [("stop", 0, {})]
+    table.lay(2, hidden=(DRAW, ROW))
+    assert brief(table.lay(row=["green-3"])) == [("reveal", 1, {"card": "green-3"})]
+
+
+def test_BRUCE_T1_T5_a_turn_the_camera_never_saw_is_held():
+    """Ben turns a card over that the camera does not make out (the row still reads empty) and
+    keeps it; Cat's first card then must not be taken for Ben's: the hand reached over the draw
+    pile twice for one new card."""
+    table = shuffled()
+    table.lay(2, hidden=(DRAW, ROW))
+    table.lay(row=["red-1"])
+    table.lay(2, hidden=(ROW, NAMES["n0"]))
+    assert brief(table.lay(row=[], n0=[BACK])) == [("stop", 0, {})]
+    table.lay(2, hidden=(DRAW, ROW))  # Ben's blue 2, read as nothing
+    table.lay(row=[])
+    table.lay(2, hidden=(ROW, NAMES["n1"]))
+    table.lay(row=[], n1=[BACK])
+    table.lay(2, hidden=(DRAW, ROW))
+    assert table.lay(row=["green-3"]) == []
+    assert "reached over the draw pile 2 times" in table.pending_why()
+    assert table.state.current == 1 and table.state.row == []
+
+
 def test_BRUCE_T3_row_gone_with_a_new_discard_top_is_held():
     table = shuffled()
     table.lay(row=["red-1"])
