@@ -4,17 +4,20 @@ into true bot games of DUCK and Grey Duck."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
 from ducktable.rules import make_game
 from ducktable.rules.core import Event, State, Verdict
 from ducktable.rules.infer_base import MAX_MENDS_ASKED, Inference, Inferrer, TableFollower
+from ducktable.rules.infer_grey import GreyInferrer
 from ducktable.rules.misread import ask, find_mends, relabel, same_suspect
 from ducktable.rules.snapshot import CardRead, TableSnapshot, ZoneRead, seat_zone
 from ducktable.rules.stability import StabilityTracker
 from ducktable.sim import table_video
-from ducktable.sim.table_video_grey import grey_bot_game
+from ducktable.sim.table_script import replay_script
+from ducktable.sim.table_video_grey import DECK_COUNTS, grey_bot_game, grey_script
 
 
 def camera_log(game: str, seed: int) -> tuple[State, list[Event]]:
@@ -222,3 +225,30 @@ def test_the_follower_asks_about_a_card_too_many_and_never_mends_a_count_by_itse
     assert [(m.index, m.count, m.now) for m in asked.mends] == [(7, True, "yellow-1")]
     assert follower.mend(asked.mends[0])
     assert follower.state.history[7].content_key() == truth[7].content_key()
+
+
+def test_a_grey_replay_goes_on_after_a_card_missed_in_a_flock_a_person_mends_with_one_tap():
+    """Grey seed 1: the third yellow 1 of a flock (event 18) unseen while it lies there; the camera
+    records a flock of two, the next flock of three is refused, the simulated person taps the
+    count the camera's question offers, and the game ends with the true scores. (The frames are
+    cut a few events later: the person enters the rest.)"""
+    game, happenings = grey_bot_game(1, 3)
+    script = grey_script(game, happenings, random.Random(1))
+    snaps = table_video.oracle_snapshots(script.shots, sorted(DECK_COUNTS), misread=0.0, seed=1)
+    zone = seat_zone(0, "trick")
+
+    def injected():
+        for snap, shot in zip(snaps, script.shots, strict=True):
+            if shot.event_index > 26:
+                return
+            read = snap.zones.get(zone)
+            if shot.event_index == 18 and read is not None and len(read.cards) == 3:
+                missed = ZoneRead(read.cards[:-1], read.occluded)
+                snap = TableSnapshot(snap.ts, {**snap.zones, zone: missed}, snap.frame)
+            yield snap
+
+    inferrer = GreyInferrer()
+    result = replay_script(script, injected(), inferrer, StabilityTracker(window=5, needed=3), seed=1,
+                           withdrawn=lambda: inferrer.withdrawn)
+    assert result.wrong_applied == 1 and result.mended == 1 and result.mended_by_hand == 1
+    assert "event #17: applied" in result.first_problem and result.exact_scores
