@@ -35,8 +35,9 @@ From that (GREY-D2, W1..W3, T1..T4, G1):
 
 What the camera cannot see comes by hand: Quacks, a Drake's requested rank
 (``drake_request``, ``cannot_comply``) and a Lame Duck. A play or grey a person enters after
-the camera saw its cards is dated when they first showed (:meth:`GreyInferrer.stamp`), so a
-person confirming a few seconds late does not change who won a race.
+the camera saw its cards is dated when they first showed (:meth:`GreyInferrer.stamp`; a play
+also when the camera misread or could not make out one of its cards), so a person confirming a
+few seconds late does not change who won a race.
 
 Pure: stdlib only.
 """
