@@ -373,23 +373,24 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
         the camera's pending guess when right (keeping its timestamp) or by hand at ``ts``."""
         event = truth[k]
         pending = follower.pending
+        settle = follower.confirm
         if k in presses:
             if press_ts[k] in gate.waiting:
                 gate.waiting.remove(press_ts[k])
-            verdict = follower.manual(Event(event.type, event.seat, event.data, press_ts[k], "button"))
+            entered, settle = Event(event.type, event.seat, event.data, press_ts[k], "button"), follower.manual
         elif pending is not None and same(pending.event, event):
-            verdict = follower.confirm()
+            entered = pending.event
         else:
-            verdict = follower.confirm(Event(event.type, event.seat, event.data, ts))
-        if not verdict.ok and tap_mend(event, verdict):
-            verdict = follower.confirm(Event(event.type, event.seat, event.data, ts)) if k not in presses else (
-                follower.manual(Event(event.type, event.seat, event.data, press_ts[k], "button")))
+            entered = Event(event.type, event.seat, event.data, ts)
+        verdict = settle(entered)
+        if not verdict.ok and tap_mend(follower.dated(entered), verdict):
+            verdict = settle(entered)  # entered again once the earlier event is mended
         if not verdict.ok:
             result.first_problem = result.first_problem or f"event #{k}: the true event was refused: {verdict}"
         return verdict.ok and judge.catch_up()
 
     def tap_mend(event: Event, verdict: Verdict) -> bool:
-        """The rules refused the true ``event``: the person answers the camera's question about
+        """The rules refused the true ``event`` (as entered, dated): the person answers the camera's question about
         the earlier camera event that explains it (one tap on the choice the truth has), if it
         asks one that offers it; whether the log was mended."""
         offered = same_suspect(follower.mends_for(event, verdict.reason))[:MAX_MENDS_ASKED]
