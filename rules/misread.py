@@ -50,10 +50,6 @@ class Mend:
         """The question for the phones, counting events from 1 as people do."""
         return ask([self])
 
-    def cards(self) -> tuple[list[str], list[str]]:
-        """The cards read and the cards mended, as lists (one each for a face misread)."""
-        return self.was.split(), self.now.split()
-
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "was": self.was, "now": self.now, "count": self.count,
                 "mended": self.mended.to_json()}
