@@ -25,7 +25,7 @@ from typing import Any
 
 from .core import Event, State, Verdict
 from .decks import UNKNOWN
-from .misread import Mend, find_mends, same_suspect
+from .misread import Mend, ask, find_mends, same_suspect
 from .snapshot import TableSnapshot
 from .stability import StabilityTracker
 
@@ -290,20 +290,19 @@ class TableFollower:
         mends = tuple(same_suspect(self.mends_for(proposal.event, verdict.reason, table))[:MAX_MENDS_ASKED])
         why = f"the rules refuse it: {verdict.reason}"
         if mends:
-            why += f"; {mends[0].question()}" if len(mends) == 1 else (
-                f"; the camera read {mends[0].was} at event {mends[0].index + 1}: was it "
-                f"{' or '.join(m.now for m in mends)}?")
+            why += f"; {ask(mends)}"
         return Inference(proposal.event, False, why, mends)
 
     def _own_mend(self, proposal: Inference, verdict: Verdict, table: StabilityTracker) -> Mend | None:
         """Mend an earlier camera event by itself, when the refused ``proposal`` is read surely
         and exactly one way to mend it names a card the table shows plainly now; the mend made,
-        or None."""
+        or None. Never a count mend: a card on the table now says which face a card had, not how
+        many cards an earlier play had (that is a person's to say)."""
         if not proposal.certain:
             return None
         mends = self.mends_for(proposal.event, verdict.reason, table)
         seen = plain_cards(table)
-        plain = [m for m in mends if m.now in seen]
+        plain = [m for m in mends if not m.count and m.now in seen]
         if len(plain) != 1 or not self.mend(plain[0]):
             return None
         return plain[0]

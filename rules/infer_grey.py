@@ -35,14 +35,16 @@ From that (GREY-D2, W1..W3, T1..T4, G1):
 
 What the camera cannot see comes by hand: Quacks, a Drake's requested rank
 (``drake_request``, ``cannot_comply``) and a Lame Duck. A play or grey a person enters after
-the camera saw its cards is dated when they first showed (:meth:`GreyInferrer.stamp`), so a
-person confirming a few seconds late does not change who won a race.
+the camera saw its cards is dated when they first showed (:meth:`GreyInferrer.stamp`; a play
+also when the camera misread or could not make out one of its cards), so a person confirming a
+few seconds late does not change who won a race.
 
 Pure: stdlib only.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +77,10 @@ on every spot would cost a sixth of the events the camera applies alone (20 mode
 54.9% of all events by the camera alone, 45.2% with 8 reads everywhere, 53.9% as it is)."""
 WAVERINGS = 3
 """Times a spot's number of cards must waver before its plays wait :data:`WAVERING_STEADY_READS`
-(a card in glare now and then on a good table should not slow every play)."""
+(a card in glare now and then on a good table should not slow every play). A play also waits
+that long when, since the hand left, a read showed more cards than the spot settled on (the
+tracker's ``lost_since_hand``): a card was seen and then lost, and the reads that lost it may be
+the ones that settled the spot (three yellow 1s read as three once, then as two four times)."""
 
 Labels = tuple[str, ...]
 
@@ -175,13 +180,18 @@ class GreyInferrer(Inferrer):
     def stamp(self, state: State, event: Event, table: StabilityTracker) -> Event:
         """A play or grey a person enters is dated when the camera first saw exactly those
         cards in the seat's spot, if that is earlier (GREY-G1 races are decided on when cards
-        reached the table: a play confirmed late must not lose to a grey laid after it)."""
+        reached the table: a play confirmed late must not lose to a grey laid after it). A play
+        the camera never read exactly (a card of it unclear or misread, which is why a person
+        enters it) is dated when the spot's new cards first showed, if they were as many and
+        most of them alike (:meth:`_first_seen_alike`)."""
         assert isinstance(state, GreyDuckState)
         change = _spot_change(state, event)
         if change is None or event.ts is None:
             return event
         zone, cards = change
         seen = self._first_seen(table, zone, cards)
+        if seen is None and event.type == "play":
+            seen = self._first_seen_alike(table, zone, cards)
         last = _last_ts(state)
         if seen is None or seen >= event.ts or (last is not None and seen <= last):
             return event  # not seen, or seen at a time the log cannot have it
@@ -431,7 +441,7 @@ class GreyInferrer(Inferrer):
                          "not yet taken back")
             inference = self._inference(table, Event("play", mover, {"cards": list(_key(sight.labels))}),
                                         [sight.zone], sight.ts, f"{state.players[mover]} laid cards", doubt)
-            wavering = self._waverings.get(sight.zone, 0) >= WAVERINGS
+            wavering = self._waverings.get(sight.zone, 0) >= WAVERINGS or table.lost_since_hand(sight.zone)
             reads = WAVERING_STEADY_READS if wavering else PLAY_STEADY_READS
             if inference.certain and not table.steady(sight.zone, reads):
                 return None  # a card of the play may still be missed right after the hand left
@@ -537,6 +547,16 @@ class GreyInferrer(Inferrer):
         if appeared is not None and _key(appeared[0]) == wanted:
             times.append(appeared[1])
         return min(times, default=None)
+
+    def _first_seen_alike(self, table: StabilityTracker, zone: str, cards: Iterable[str]) -> int | None:
+        """When the cards the spot shows now first appeared, where they are new (not what the
+        events account for), as many as ``cards`` and more than half of them the same cards
+        (the rest unclear or misread); None otherwise."""
+        wanted, labels = _key(cards), table.labels(zone)
+        if not labels or len(labels) != len(wanted) or _key(labels) == self._base.get(zone, ()):
+            return None
+        alike = sum((Counter(labels) & Counter(wanted)).values())
+        return table.settled(zone).first_seen_ts if alike * 2 > len(wanted) else None
 
     def _unclear_before(self, state: GreyDuckState, table: StabilityTracker, rivals: list[str],
                         sight: _Sight) -> bool:

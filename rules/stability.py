@@ -242,6 +242,16 @@ class StabilityTracker:
         full = next((k for k, r in enumerate(since) if len(r.labels) == count), None)
         return full is not None and any(len(r.labels) != count for r in since[full:])
 
+    def lost_since_hand(self, name: str) -> bool:
+        """Whether a read of the zone since a hand was last over it (among the last
+        :data:`READS_KEPT`) named more cards than it settled on. Cards do not leave a zone by
+        themselves: a card read once the hand had gone and then not is one the detector lost
+        (half under another, in glare), which it may go on losing for several reads, not one
+        taken away. Unlike :meth:`wavered`, this counts more cards read *before* the settled
+        number too (three of three read, then two for four reads, settle as two)."""
+        count = len(self.labels(name))
+        return any(len(r.labels) > count for r in self._last_reads_since_hand(name, READS_KEPT))
+
     def rival_since_hand(self, name: str) -> tuple[int, int]:
         """The reads of the zone since a hand was last over it (among the last
         :data:`READS_KEPT`) that name as many cards as it settled on, every one made out, and

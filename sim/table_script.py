@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ducktable.rules import Event, State, make_game
-from ducktable.rules.infer_base import Inference, Inferrer, TableFollower
+from ducktable.rules.core import Verdict
+from ducktable.rules.infer_base import MAX_MENDS_ASKED, Inference, Inferrer, TableFollower
+from ducktable.rules.misread import Mend, same_suspect
 from ducktable.rules.snapshot import TableSnapshot
 from ducktable.rules.stability import StabilityTracker
 from ducktable.sim.table_video import (
@@ -182,6 +184,8 @@ class ScriptResult:
     first_problem: str = ""
     camera_in_video: int = 0  # camera_right when the frames ran out (before a person entered the rest)
     hand_in_video: int = 0  # confirmed, likewise
+    mended: int = 0  # wrong camera events mended later (by the camera itself or a person's one tap)
+    mended_by_hand: int = 0  # of them, by a person answering the camera's question
 
     def summary(self) -> dict[str, Any]:
         out = {k: v for k, v in vars(self).items() if k not in ("by_type", "seconds")}
@@ -227,7 +231,11 @@ class _Judge:
         return len(self.kept)
 
     def catch_up(self) -> bool:
-        """Judge what the follower applied since the last call; False at the first wrong event."""
+        """Judge what the follower applied since the last call; False at the first wrong event
+        that puts the log out of step with the truth (another type or seat: the events after it
+        no longer line up). A wrong event of the right type and seat (cards misread or
+        miscounted) is counted and the game goes on, as at a table: the rules may refuse a later
+        true event because of it, and the camera's question then mends it."""
         log = self.follower.log
         gone = set(self.withdrawn())
         for k in range(self.seen, len(log)):
@@ -242,6 +250,17 @@ class _Judge:
 
     def finish(self) -> bool:
         return self._judge_tentative()
+
+    def position(self, log_index: int) -> int | None:
+        """The true event number of the follower's log entry ``log_index`` (None: withdrawn)."""
+        return next((p for p, (k, _) in enumerate(self.kept) if k == log_index), None)
+
+    def left_wrong(self) -> bool:
+        """Whether the follower's log, as it stands (mends included), still differs from the
+        truth at some event it kept."""
+        log = self.follower.log
+        return any(p >= len(self.truth) or not self.same(log[k].event, self.truth[p])
+                   for p, (k, _) in enumerate(self.kept) if k < len(log))
 
     def as_it_stands(self) -> tuple[int, int]:
         """Events right by the camera alone and confirmed by a person so far, the last applied
@@ -285,7 +304,7 @@ class _Judge:
         expected = truth.dumps() if truth is not None else "nothing"
         self.result.first_problem = self.result.first_problem or (
             f"event #{position}: applied {inference.event.dumps()} but the truth is {expected}")
-        return False
+        return truth is not None and (inference.event.type, inference.event.seat) == (truth.type, truth.seat)
 
 
 class _PressesFirst(Inferrer):
@@ -354,17 +373,47 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
         the camera's pending guess when right (keeping its timestamp) or by hand at ``ts``."""
         event = truth[k]
         pending = follower.pending
+        settle = follower.confirm
         if k in presses:
             if press_ts[k] in gate.waiting:
                 gate.waiting.remove(press_ts[k])
-            verdict = follower.manual(Event(event.type, event.seat, event.data, press_ts[k], "button"))
+            entered, settle = Event(event.type, event.seat, event.data, press_ts[k], "button"), follower.manual
         elif pending is not None and same(pending.event, event):
-            verdict = follower.confirm()
+            entered = pending.event
         else:
-            verdict = follower.confirm(Event(event.type, event.seat, event.data, ts))
+            entered = Event(event.type, event.seat, event.data, ts)
+        verdict = settle(entered)
+        if not verdict.ok and tap_mend(follower.dated(entered), verdict):
+            verdict = settle(entered)  # entered again once the earlier event is mended
         if not verdict.ok:
             result.first_problem = result.first_problem or f"event #{k}: the true event was refused: {verdict}"
         return verdict.ok and judge.catch_up()
+
+    def tap_mend(event: Event, verdict: Verdict) -> bool:
+        """The rules refused the true ``event`` (as entered, dated): the person answers the camera's question about
+        the earlier camera event that explains it (one tap on the choice the truth has), if it
+        asks one that offers it; whether the log was mended."""
+        offered = same_suspect(follower.mends_for(event, verdict.reason))[:MAX_MENDS_ASKED]
+        for mend in offered:
+            at = judge.position(mend.index)
+            if at is not None and at < len(truth) and same(mend.mended, truth[at]) and follower.mend(mend):
+                result.mended += 1
+                result.mended_by_hand += 1
+                return True
+        return False
+
+    def mended_itself(mends: Sequence[Mend]) -> None:
+        """Count the camera's own mends: a right one mends a wrong event, a wrong one is one."""
+        for mend in mends:
+            at = judge.position(mend.index)
+            if at is not None and at < len(truth) and same(mend.mended, truth[at]):
+                result.mended += 1
+                continue
+            result.wrong_applied += 1
+            result.by_type.setdefault(mend.mended.type, EventTally()).wrong += 1
+            result.first_problem = result.first_problem or (
+                f"event #{mend.index}: the camera mended {mend.recorded.dumps()} into {mend.mended.dumps()}, "
+                "which the truth does not have")
 
     def press_what_is_due() -> bool:
         while made and made[0] <= judge.progress:
@@ -386,6 +435,7 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
         t0 = time.perf_counter()
         step = follower.feed(snapshot)
         result.seconds["follow"] = result.seconds.get("follow", 0.0) + time.perf_counter() - t0
+        mended_itself(step.mended)
         if step.pending is not None and not was_pending:
             result.pending_episodes += 1
         was_pending = step.pending is not None
@@ -405,13 +455,14 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
     result.camera_in_video, result.hand_in_video = judge.as_it_stands()
     if ok:  # the video is over: a person enters whatever the camera did not settle
         last_ts = script.shots[-1].ts if script.shots else 0
-        while not state.is_over() and judge.progress < len(truth):
+        while not follower.state.is_over() and judge.progress < len(truth):
             if not enter(judge.progress, last_ts):
                 ok = False
                 break
     ok = judge.finish() and ok  # judge the last event even when a refusal stopped the replay
+    state = follower.state  # (a mend replays the log into a new state)
     result.seen_scores = tuple(state.scores()) if state.is_over() else ()
-    result.exact_scores = ok and result.seen_scores == game.scores and not result.wrong_applied
+    result.exact_scores = ok and result.seen_scores == game.scores and not judge.left_wrong()
     return result
 
 

@@ -1,8 +1,8 @@
 """The camera on the phones: what stops it (a problem line on the scoreboard), the cards it sees
 that no recorded event explains yet ("on the table now") and the event it is unsure of, put as
 "camera unsure - is this it?" with Confirm and Reject; and, when the rules refuse it because
-of a card the camera recorded earlier, one tap on the card that was really there mends that
-earlier event.
+of a card the camera recorded earlier (a card read as another, or a card missed or one too many
+in a play), one tap on the card or the cards that were really there mends that earlier event.
 
 Why this module exists: the camera never applies an event it is not sure of; a person settles
 it. The run loop's camera status (``CAMERA`` in the app's configuration: ``snapshot()``,
@@ -42,7 +42,9 @@ def camera_view(info: MatchInfo, snap: dict[str, Any] | None) -> dict[str, Any] 
         seat = event.get("seat")
         who = info.players[seat] if isinstance(seat, int) and 0 <= seat < len(info.players) else "the table"
         data = event.get("data") if isinstance(event.get("data"), dict) else {}
-        mends = [{"choice": k, "index": m.get("index"), "was": m.get("was"), "now": m.get("now")}
+        mends = [{"choice": k, "index": m.get("index"), "was": m.get("was"), "now": m.get("now"),
+                  "count": bool(m.get("count")), "was_cards": str(m.get("was") or "").split(),
+                  "now_cards": str(m.get("now") or "").split()}
                  for k, m in enumerate(notice.get("mends") or []) if isinstance(m, dict)]
         shown = {"id": notice.get("id"), "type": event.get("type", "?"), "who": who, "data": data,
                  "why": notice.get("why", ""), "mends": mends}
@@ -156,16 +158,22 @@ def mend(match_id: int, notice_id: int, choice: int) -> Any:
         status.answered(notice_id)
         abort(409, description="The game has moved on since the camera asked; look at the board "
                                "again, and correct the event on the Enter page if it is still wrong.")
+    if getattr(chosen, "count", False):
+        was, now = chosen.was.split(), chosen.now.split()
+        reason = (f"the camera saw {len(was)} card(s), {chosen.was}; a person said there were "
+                  f"{len(now)}, {chosen.now}")
+        said = f"Event #{chosen.index + 1} corrected: {len(now)} card(s), {chosen.now}, not {len(was)}."
+    else:
+        reason = f"the camera read {chosen.was}; a person said it was {chosen.now}"
+        said = f"Event #{chosen.index + 1} corrected: {chosen.now}, not {chosen.was}."
     try:
-        verdict = store.correct(match_id, chosen.index, chosen.mended,
-                                f"the camera read {chosen.was}; a person said it was {chosen.now}")
+        verdict = store.correct(match_id, chosen.index, chosen.mended, reason)
     except StoreError as exc:
         return entry_page(info, verdict=Verdict.illegal(str(exc)), status=422)
     if not verdict.ok:
         return entry_page(info, verdict=verdict, status=422)
     status.answered(notice_id)
     then = store.submit(match_id, notice.event)
-    said = f"Event #{chosen.index + 1} corrected: {chosen.now}, not {chosen.was}."
     if then.ok:
         flash(f"{said} Recorded #{notice.position + 1} {notice.event.type} as the camera saw it.", "ok")
     else:

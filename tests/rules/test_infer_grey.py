@@ -489,6 +489,33 @@ def test_GREY_T1_settled_play_is_applied_once_four_reads_since_the_hand_agree():
     assert brief(table.lay(1)) == [("play", 2, {"cards": ["yellow-1"] * 2})]  # the fourth, the play
 
 
+def test_GREY_T1_flock_read_whole_then_short_is_not_applied_short():
+    """A model-mode game: three yellow 1s read as three in the first frame after the hand left,
+    then as two for four frames (the tracker settles two), then as three again. A card read
+    and then lost is still there: the play waits as long as on a wavering spot."""
+    table = Table()
+    table.lay(2, hidden=("seat2.trick",), s2_trick=["yellow-1"] * 3)
+    table.lay(1)
+    assert [e.type for e in table.lay(4, s2_trick=["yellow-1"] * 2)] == ["deal"]  # not the play of two
+    applied = table.lay(8, s2_trick=["yellow-1"] * 3)
+    assert brief(applied) == [("play", 2, {"cards": ["yellow-1"] * 3})]
+
+
+def test_GREY_G1_a_play_entered_by_hand_is_dated_when_its_cards_showed_though_one_was_misread():
+    """A flock of three 5s whose third card the camera reads as a 3 (no form: held for a
+    person), so a person enters it late: dated when those three cards first showed, not when
+    the person entered it, so a grey laid on it after it showed is not refused as older."""
+    table = Table()
+    table.lay(s2_trick=["yellow-2"] * 3)  # Cat leads; Ann is next
+    table.lay(2, hidden=("seat0.trick",), s0_trick=["yellow-5", "yellow-5", "yellow-3"])
+    shown = table.ts + FRAME_MS
+    table.lay(20)
+    assert table.follower.pending is not None and "no form" in table.pending_why()
+    entered = Event("play", 0, {"cards": ["yellow-5"] * 3}, table.ts)
+    assert table.follower.confirm(entered).ok
+    assert table.follower.log[-1].event.ts == shown
+
+
 def test_GREY_T1_a_spot_whose_count_keeps_wavering_waits_longer_before_a_play():
     """A model-mode game (seed 9: white cards on a cream cloth): the detector lost cards of a
     spot now and then, and a flock of three yellow 3s was applied as two. A spot whose number

@@ -4,17 +4,20 @@ into true bot games of DUCK and Grey Duck."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
 from ducktable.rules import make_game
 from ducktable.rules.core import Event, State, Verdict
 from ducktable.rules.infer_base import MAX_MENDS_ASKED, Inference, Inferrer, TableFollower
-from ducktable.rules.misread import find_mends, relabel, same_suspect
+from ducktable.rules.infer_grey import GreyInferrer
+from ducktable.rules.misread import ask, find_mends, relabel, same_suspect
 from ducktable.rules.snapshot import CardRead, TableSnapshot, ZoneRead, seat_zone
 from ducktable.rules.stability import StabilityTracker
 from ducktable.sim import table_video
-from ducktable.sim.table_video_grey import grey_bot_game
+from ducktable.sim.table_script import replay_script
+from ducktable.sim.table_video_grey import DECK_COUNTS, grey_bot_game, grey_script
 
 
 def camera_log(game: str, seed: int) -> tuple[State, list[Event]]:
@@ -155,3 +158,97 @@ def test_the_replay_goes_on_after_an_injected_misread_the_camera_mends_when_it_s
     result = replay_misread("red-3", "red-1", range(18, 22))
     assert result.wrong_applied == 1 and result.mended == 1 and result.mended_by_hand == 0
     assert result.exact_scores, result.first_problem
+
+
+def miscounted_until_refused(state: State, truth: list[Event], index: int, cards: list[str]
+                             ) -> tuple[State, Event, Verdict]:
+    """Apply the log with play ``index`` recorded as ``cards`` (a card missed or one too many),
+    up to the first true event the rules refuse: the state then, that event and the refusal."""
+    wrong = replace(truth[index], data={**truth[index].data, "cards": cards})
+    return misread_until_refused(state, [wrong if k == index else e for k, e in enumerate(truth)], -1, "", "")
+
+
+# (game, seed, play, what the camera recorded: "missed" the last card, or one "extra")
+COUNT_CASES = [
+    ("grey", 1, 12, "missed"),  # a flock of two 1s as a lone 1: "a Lone Duck to follow a Lone Duck 1"
+    ("grey", 1, 17, "extra"),  # three 1s as four: "a Flock of 4 to follow a Flock of 4 x 1"
+    ("grey", 0, 7, "extra"),  # a lone 1 as two: "a Flock of 2 to follow ... not a Lone Duck 3"
+    ("grey", 0, 20, "missed"),  # found only at a grey race several events later
+    ("duck", 1, 1, "missed"),  # a DUCK set's second card, another colour of the same digit
+]
+
+
+@pytest.mark.parametrize("game, seed, index, how", COUNT_CASES)
+def test_a_refusal_leads_back_to_a_camera_event_with_a_card_missed_or_one_too_many(game, seed, index, how):
+    state, truth = camera_log(game, seed)
+    played = list(truth[index].data["cards"])
+    recorded = played[:-1] if how == "missed" else [*played, played[0]]
+    state, refused, verdict = miscounted_until_refused(state, truth, index, recorded)
+    assert find_mends(state, refused, reason=verdict.reason)[0].count  # no misread face explains it
+    offered = same_suspect(find_mends(state, refused, reason=verdict.reason))[:MAX_MENDS_ASKED]
+    assert all(m.count and m.index == index and m.was == " ".join(recorded) for m in offered)
+    right = [m for m in offered if m.mended.content_key() == truth[index].content_key()]
+    assert right, [(m.index, m.was, m.now) for m in offered]
+    assert right[0].now == " ".join(played) and right[0].mended.ts == truth[index].ts
+    question = ask(offered)
+    assert question.startswith(f"the camera saw {len(recorded)} card")
+    assert f"at event {index + 1} ({' '.join(recorded)}): were there " in question
+    assert f"{len(played)} ({' '.join(played)})" in question
+    follower = TableFollower(state, Inferrer())
+    assert follower.mend(right[0])
+    assert follower.state.history[index].content_key() == truth[index].content_key()
+    assert follower.state.check(refused).ok
+
+
+def test_a_face_misread_that_explains_a_refusal_comes_before_any_count():
+    """The same refusal as a blue 7 read as a blue 8 is asked about as that, not as a count."""
+    state, truth = camera_log("duck", 0)
+    state, refused, verdict = misread_until_refused(state, truth, 11, "blue-7", "blue-8")
+    assert not any(m.count for m in find_mends(state, refused, reason=verdict.reason))
+
+
+def test_the_follower_asks_about_a_card_too_many_and_never_mends_a_count_by_itself():
+    """A Grey lone 1 recorded as two 1s: the next play (a lone 3) is refused; the follower asks
+    whether there was one card, even while the table plainly shows a yellow 1 (the card a count
+    mend leaves), since a card on the table says nothing of how many lay there before."""
+    state, truth = camera_log("grey", 0)
+    wrong = replace(truth[7], data={"cards": ["yellow-1", "yellow-1"]})
+    log = [wrong if k == 7 else e for k, e in enumerate(truth)]
+    follower = TableFollower(state, Replays(log[:9]), StabilityTracker(window=5, needed=3))
+    zone = seat_zone(truth[7].seat or 0, "trick")
+    for ts in range(8):
+        step = follower.feed(seen(zone, "yellow-1", ts))
+        assert not step.mended
+    assert len(follower.state.history) == 8 and step.pending is not None
+    asked = step.pending
+    assert "at event 8 (yellow-1 yellow-1): were there 1 (yellow-1)?" in asked.why, asked.why
+    assert [(m.index, m.count, m.now) for m in asked.mends] == [(7, True, "yellow-1")]
+    assert follower.mend(asked.mends[0])
+    assert follower.state.history[7].content_key() == truth[7].content_key()
+
+
+def test_a_grey_replay_goes_on_after_a_card_missed_in_a_flock_a_person_mends_with_one_tap():
+    """Grey seed 1: the third yellow 1 of a flock (event 18) unseen while it lies there; the camera
+    records a flock of two, the next flock of three is refused, the simulated person taps the
+    count the camera's question offers, and the game ends with the true scores. (The frames are
+    cut a few events later: the person enters the rest.)"""
+    game, happenings = grey_bot_game(1, 3)
+    script = grey_script(game, happenings, random.Random(1))
+    snaps = table_video.oracle_snapshots(script.shots, sorted(DECK_COUNTS), misread=0.0, seed=1)
+    zone = seat_zone(0, "trick")
+
+    def injected():
+        for snap, shot in zip(snaps, script.shots, strict=True):
+            if shot.event_index > 26:
+                return
+            read = snap.zones.get(zone)
+            if shot.event_index == 18 and read is not None and len(read.cards) == 3:
+                missed = ZoneRead(read.cards[:-1], read.occluded)
+                snap = TableSnapshot(snap.ts, {**snap.zones, zone: missed}, snap.frame)
+            yield snap
+
+    inferrer = GreyInferrer()
+    result = replay_script(script, injected(), inferrer, StabilityTracker(window=5, needed=3), seed=1,
+                           withdrawn=lambda: inferrer.withdrawn)
+    assert result.wrong_applied == 1 and result.mended == 1 and result.mended_by_hand == 1
+    assert "event #17: applied" in result.first_problem and result.exact_scores

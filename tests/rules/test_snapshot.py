@@ -287,3 +287,17 @@ def test_covers_since_lists_the_frames_a_hand_covered_a_zone_and_says_when_it_ca
         tracker.update(snapshot_of(ts * 100, {"middle.played": None}))
     assert tracker.covers_since("middle.played", 200) is None  # older covers were let go
     assert tracker.covers_since("middle.played", (6 + COVERS_KEPT) * 100) == ((7 + COVERS_KEPT) * 100,)
+
+
+def test_more_cards_read_after_the_hand_left_than_settled_is_a_card_lost():
+    """Three cards read once after the hand left, then two for four reads: the tracker settles
+    two, which is not wavering (that count came first), but a card was seen and then lost."""
+    tracker = StabilityTracker(window=5, needed=3)
+    tracker.update(snapshot_of(0, {"z": None}))
+    feed(tracker, {"z": ["red-1", "red-1", "red-1"]}, 1, start=66)
+    feed(tracker, {"z": ["red-1", "red-1"]}, 4, start=133)
+    assert tracker.labels("z") == ("red-1", "red-1") and not tracker.wavered("z")
+    assert tracker.lost_since_hand("z")
+    tracker.update(snapshot_of(500, {"z": None}))  # a hand again: the count is read afresh
+    feed(tracker, {"z": ["red-1", "red-1"]}, 3, start=566)
+    assert not tracker.lost_since_hand("z")

@@ -13,8 +13,9 @@ from ducktable.device.store import MatchStore
 from ducktable.rules import make_game
 from ducktable.rules.core import Event
 from ducktable.rules.infer_base import MAX_MENDS_ASKED
-from ducktable.rules.misread import Mend, find_mends, relabel, same_suspect
+from ducktable.rules.misread import Mend, ask, find_mends, relabel, same_suspect
 from ducktable.sim import table_video
+from ducktable.sim.table_video_grey import grey_bot_game
 from ducktable.web import create_app
 from flask import Flask
 
@@ -99,3 +100,43 @@ def test_a_mend_needs_the_pin_and_a_card_offered_and_the_game_where_it_was_asked
     assert response.status_code == 409 and "moved on" in response.get_data(as_text=True)
     assert store.events(match_id)[11].data["cards"] == ["blue-8"]  # nothing changed
     assert not [a for a in store.audit(match_id) if a["action"] == "correct"]
+
+
+def miscounted_match(store: MatchStore) -> tuple[int, list[Event], Refused]:
+    """A Grey Duck match whose camera recorded event 8 (a lone yellow 1) as two yellow 1s, up to
+    the true event the rules then refuse (a lone 3), with the camera's question about it."""
+    game, _ = grey_bot_game(0, 3)
+    g = make_game("grey", game.options)
+    truth = [replace(g.public_event(e), source="camera") for e in game.events]
+    info = store.create_match("grey", list(game.players), dict(game.options), observer=True)
+    for k, event in enumerate(truth[:8]):
+        assert store.submit(info.id, replace(event, data={"cards": ["yellow-1", "yellow-1"]}) if k == 7 else event).ok
+    state = store.state(info.id)
+    verdict = state.check(truth[8])
+    assert not verdict.ok and "Flock of 2" in verdict.reason
+    mends = tuple(same_suspect(find_mends(state, truth[8], reason=verdict.reason))[:MAX_MENDS_ASKED])
+    assert [m.count for m in mends] == [True]
+    return info.id, truth, Refused(truth[8], f"the rules refuse it: {verdict.reason}; {ask(mends)}", mends)
+
+
+def test_a_card_too_many_is_asked_as_a_count_and_one_tap_mends_it(
+        unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
+    match_id, truth, refused = miscounted_match(store)
+    camera.report(match_id, 8, refused, None)
+    notice = camera.notice()
+    assert notice is not None
+    page = unlocked.get(f"/match/{match_id}").get_data(as_text=True)
+    assert "Event 8: the camera saw <strong>2 cards</strong>" in page and "Were there" in page
+    assert f'action="/match/{match_id}/camera/{notice.id}/mend/0"' in page
+    assert 'title="event 8 showed yellow-1, not yellow-1 yellow-1">1: ' in page
+    assert "other cards: correct event 8" in page
+    view = unlocked.client.get(f"/match/{match_id}/view.json").get_json()
+    assert view["camera"]["notice"]["mends"][0]["count"] is True
+
+    response = unlocked.post(f"/match/{match_id}/camera/{notice.id}/mend/0")
+    assert response.status_code == 303 and response.location.endswith(f"/match/{match_id}")
+    assert [e.content_key() for e in store.events(match_id)] == [e.content_key() for e in truth[:9]]
+    corrected = [a for a in store.audit(match_id) if a["action"] == "correct"]
+    assert len(corrected) == 1 and corrected[0]["index"] == 7
+    assert corrected[0]["previous"]["data"]["cards"] == ["yellow-1", "yellow-1"]
+    assert "saw 2 card(s)" in corrected[0]["reason"] and "there were 1, yellow-1" in corrected[0]["reason"]
