@@ -4,8 +4,10 @@ old one stays in the audit trail) and records the event the rules refused becaus
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ducktable.device.runloop import CameraStatus
@@ -45,28 +47,46 @@ def app(store: MatchStore, tmp_path: Path, camera: CameraStatus) -> Flask:
     })
 
 
+def camera_match(store: MatchStore, kind: str, game: Any, upto: int,
+                 slip: Callable[[int, Event], Event]) -> tuple[int, list[Event], str, tuple[Mend, ...]]:
+    """A camera-only match of the bot ``game`` whose first ``upto`` true events were recorded
+    through ``slip`` (the camera's mistake on one of them); the rules' reason for refusing the
+    true event that follows, and the camera's choices for the suspect it points back to."""
+    g = make_game(kind, game.options)
+    truth = [replace(g.public_event(e), source="camera") for e in game.events]
+    info = store.create_match(kind, list(game.players), dict(game.options), observer=True)
+    for k, event in enumerate(truth[:upto]):
+        assert store.submit(info.id, slip(k, event)).ok
+    state = store.state(info.id)
+    verdict = state.check(truth[upto])
+    assert not verdict.ok
+    mends = tuple(same_suspect(find_mends(state, truth[upto], reason=verdict.reason))[:MAX_MENDS_ASKED])
+    return info.id, truth, verdict.reason, mends
+
+
 def misread_match(store: MatchStore) -> tuple[int, list[Event], Refused]:
     """A DUCK match whose camera recorded event 12 (a blue 7 played) as a blue 8, up to the true
     event the rules then refuse, with the camera's question about it."""
-    game = table_video.bot_game("duck", 0, 3)
-    g = make_game("duck", game.options)
-    truth = [replace(g.public_event(e), source="camera") for e in game.events]
-    info = store.create_match("duck", list(game.players), dict(game.options), observer=True)
-    for k, event in enumerate(truth[:13]):
-        assert store.submit(info.id, relabel(event, "blue-7", "blue-8") if k == 11 else event).ok
-    state = store.state(info.id)
-    verdict = state.check(truth[13])
-    assert not verdict.ok and "blue-8" in verdict.reason
-    mends = tuple(same_suspect(find_mends(state, truth[13], reason=verdict.reason))[:MAX_MENDS_ASKED])
-    return info.id, truth, Refused(truth[13], f"the rules refuse it: {verdict.reason}; {mends[0].question()}", mends)
+    match_id, truth, reason, mends = camera_match(
+        store, "duck", table_video.bot_game("duck", 0, 3), 13,
+        lambda k, event: relabel(event, "blue-7", "blue-8") if k == 11 else event)
+    assert "blue-8" in reason
+    return match_id, truth, Refused(truth[13], f"the rules refuse it: {reason}; {mends[0].question()}", mends)
+
+
+def asked(camera: CameraStatus, match_id: int, at: int, refused: Refused) -> Any:
+    """The notice the phones show once the camera reader reports ``refused`` at event ``at``."""
+    camera.report(match_id, at, refused, None)
+    notice = camera.notice()
+    assert notice is not None
+    return notice
 
 
 def test_the_question_offers_one_button_per_card_and_one_tap_mends_the_earlier_event(
         unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
     match_id, truth, refused = misread_match(store)
-    camera.report(match_id, 13, refused, None)
-    notice = camera.notice()
-    assert notice is not None and notice.mends == refused.mends
+    notice = asked(camera, match_id, 13, refused)
+    assert notice.mends == refused.mends
     page = unlocked.get(f"/match/{match_id}").get_data(as_text=True)
     assert "Event 12: the camera read <strong>blue-8</strong>" in page
     choice = [m.now for m in refused.mends].index("blue-7")
@@ -88,9 +108,7 @@ def test_the_question_offers_one_button_per_card_and_one_tap_mends_the_earlier_e
 def test_a_mend_needs_the_pin_and_a_card_offered_and_the_game_where_it_was_asked(
         app: Flask, unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
     match_id, truth, refused = misread_match(store)
-    camera.report(match_id, 13, refused, None)
-    notice = camera.notice()
-    assert notice is not None
+    notice = asked(camera, match_id, 13, refused)
     locked = Phone(app.test_client())
     locked.get(f"/match/{match_id}")
     assert locked.post(f"/match/{match_id}/camera/{notice.id}/mend/0").status_code == 403
@@ -105,26 +123,18 @@ def test_a_mend_needs_the_pin_and_a_card_offered_and_the_game_where_it_was_asked
 def miscounted_match(store: MatchStore) -> tuple[int, list[Event], Refused]:
     """A Grey Duck match whose camera recorded event 8 (a lone yellow 1) as two yellow 1s, up to
     the true event the rules then refuse (a lone 3), with the camera's question about it."""
-    game, _ = grey_bot_game(0, 3)
-    g = make_game("grey", game.options)
-    truth = [replace(g.public_event(e), source="camera") for e in game.events]
-    info = store.create_match("grey", list(game.players), dict(game.options), observer=True)
-    for k, event in enumerate(truth[:8]):
-        assert store.submit(info.id, replace(event, data={"cards": ["yellow-1", "yellow-1"]}) if k == 7 else event).ok
-    state = store.state(info.id)
-    verdict = state.check(truth[8])
-    assert not verdict.ok and "Flock of 2" in verdict.reason
-    mends = tuple(same_suspect(find_mends(state, truth[8], reason=verdict.reason))[:MAX_MENDS_ASKED])
+    match_id, truth, reason, mends = camera_match(
+        store, "grey", grey_bot_game(0, 3)[0], 8,
+        lambda k, event: replace(event, data={"cards": ["yellow-1", "yellow-1"]}) if k == 7 else event)
+    assert "Flock of 2" in reason
     assert [m.count for m in mends] == [True]
-    return info.id, truth, Refused(truth[8], f"the rules refuse it: {verdict.reason}; {ask(mends)}", mends)
+    return match_id, truth, Refused(truth[8], f"the rules refuse it: {reason}; {ask(mends)}", mends)
 
 
 def test_a_card_too_many_is_asked_as_a_count_and_one_tap_mends_it(
         unlocked: Phone, store: MatchStore, camera: CameraStatus) -> None:
     match_id, truth, refused = miscounted_match(store)
-    camera.report(match_id, 8, refused, None)
-    notice = camera.notice()
-    assert notice is not None
+    notice = asked(camera, match_id, 8, refused)
     page = unlocked.get(f"/match/{match_id}").get_data(as_text=True)
     assert "Event 8: the camera saw <strong>2 cards</strong>" in page and "Were there" in page
     assert f'action="/match/{match_id}/camera/{notice.id}/mend/0"' in page
