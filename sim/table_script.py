@@ -21,14 +21,17 @@ from typing import Any
 
 from ducktable.rules import Event, State, make_game
 from ducktable.rules.core import Verdict
-from ducktable.rules.infer_base import MAX_MENDS_ASKED, Inference, Inferrer, TableFollower
-from ducktable.rules.misread import Mend, same_suspect
+from ducktable.rules.infer_base import Inference, Inferrer, TableFollower
+from ducktable.rules.misread import Mend
 from ducktable.rules.snapshot import TableSnapshot
 from ducktable.rules.stability import StabilityTracker
 from ducktable.sim.table_video import (
     FRAME_MS,
     BotGame,
     Shot,
+    mend_problem,
+    tapped_mend,
+    true_mend,
 )
 
 CONFIRMED = "confirmed by hand"
@@ -393,27 +396,27 @@ def replay_script(script: TableScript, snapshots: Iterable[TableSnapshot], infer
         """The rules refused the true ``event`` (as entered, dated): the person answers the camera's question about
         the earlier camera event that explains it (one tap on the choice the truth has), if it
         asks one that offers it; whether the log was mended."""
-        offered = same_suspect(follower.mends_for(event, verdict.reason))[:MAX_MENDS_ASKED]
-        for mend in offered:
-            at = judge.position(mend.index)
-            if at is not None and at < len(truth) and same(mend.mended, truth[at]) and follower.mend(mend):
-                result.mended += 1
-                result.mended_by_hand += 1
-                return True
-        return False
+        mend = tapped_mend(follower, event, verdict.reason, truth_at, same)
+        if mend is None or not follower.mend(mend):
+            return False
+        result.mended += 1
+        result.mended_by_hand += 1
+        return True
 
     def mended_itself(mends: Sequence[Mend]) -> None:
         """Count the camera's own mends: a right one mends a wrong event, a wrong one is one."""
         for mend in mends:
-            at = judge.position(mend.index)
-            if at is not None and at < len(truth) and same(mend.mended, truth[at]):
+            if true_mend(mend, truth_at, same):
                 result.mended += 1
                 continue
             result.wrong_applied += 1
             result.by_type.setdefault(mend.mended.type, EventTally()).wrong += 1
-            result.first_problem = result.first_problem or (
-                f"event #{mend.index}: the camera mended {mend.recorded.dumps()} into {mend.mended.dumps()}, "
-                "which the truth does not have")
+            result.first_problem = result.first_problem or mend_problem(mend)
+
+    def truth_at(index: int) -> Event | None:
+        """The true event at the follower's log entry ``index`` (None: withdrawn, or past the truth)."""
+        at = judge.position(index)
+        return truth[at] if at is not None and at < len(truth) else None
 
     def press_what_is_due() -> bool:
         while made and made[0] <= judge.progress:

@@ -577,14 +577,12 @@ def replay(game: BotGame, snapshots: Iterator[tuple[TableSnapshot, Shot]], *, se
     def mended(step_mends: Sequence[Mend]) -> None:
         """Count the camera's own mends: a right one mends a wrong event, a wrong one is one."""
         for mend in step_mends:
-            if mend.index < len(truth) and _same(mend.mended, truth[mend.index]):
+            if true_mend(mend, _truth_at(truth)):
                 result.mended += 1
                 continue
             result.wrong_applied += 1
             result.tally(mend.mended.type, "wrong")
-            result.first_problem = result.first_problem or (
-                f"event #{mend.index}: the camera mended {mend.recorded.dumps()} into {mend.mended.dumps()}, "
-                "which the truth does not have")
+            result.first_problem = result.first_problem or mend_problem(mend)
 
     for snapshot, shot in snapshots:
         result.frames += 1
@@ -649,8 +647,7 @@ def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult, 
         result.accepted += 1  # the camera's own guess, only confirmed
     verdict = follower.confirm(truth[k], catch_up=camera_on)
     if not verdict.ok:
-        offered = same_suspect(follower.mends_for(truth[k], verdict.reason))[:MAX_MENDS_ASKED]
-        right = next((m for m in offered if _same(m.mended, truth[m.index])), None)
+        right = tapped_mend(follower, truth[k], verdict.reason, _truth_at(truth))
         if right is not None and follower.mend(right):
             result.mended += 1
             result.mended_by_hand += 1
@@ -660,6 +657,34 @@ def _confirm(follower: TableFollower, truth: list[Event], result: ReplayResult, 
     if not verdict.ok:
         result.first_problem = result.first_problem or f"event #{k}: the true event was refused: {verdict}"
         raise RuntimeError(result.first_problem)
+
+
+TruthAt = Callable[[int], Event | None]
+"""The true event at a place of the follower's log (None: none there)."""
+
+
+def _truth_at(truth: Sequence[Event]) -> TruthAt:
+    return lambda index: truth[index] if index < len(truth) else None
+
+
+def true_mend(mend: Mend, truth_at: TruthAt, same: Callable[[Event, Event], bool] = _same) -> bool:
+    """Whether ``mend`` gives the true event at its place."""
+    true = truth_at(mend.index)
+    return true is not None and same(mend.mended, true)
+
+
+def tapped_mend(follower: TableFollower, refused: Event, reason: str, truth_at: TruthAt,
+                same: Callable[[Event, Event], bool] = _same) -> Mend | None:
+    """The choice a person taps when the rules refuse the true event ``refused`` for ``reason``:
+    of the choices the camera's question offers, the one the truth has; None when it offers none."""
+    offered = same_suspect(follower.mends_for(refused, reason))[:MAX_MENDS_ASKED]
+    return next((mend for mend in offered if true_mend(mend, truth_at, same)), None)
+
+
+def mend_problem(mend: Mend) -> str:
+    """The first problem's words for a mend the camera made by itself that the truth does not have."""
+    return (f"event #{mend.index}: the camera mended {mend.recorded.dumps()} into {mend.mended.dumps()}, "
+            "which the truth does not have")
 
 
 def oracle_replay(seed: int, *, players: int = 3, misread: float = 0.02, hold: int = 5) -> ReplayResult:

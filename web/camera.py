@@ -158,7 +158,7 @@ def mend(match_id: int, notice_id: int, choice: int) -> Any:
         status.answered(notice_id)
         abort(409, description="The game has moved on since the camera asked; look at the board "
                                "again, and correct the event on the Enter page if it is still wrong.")
-    if getattr(chosen, "count", False):
+    if chosen.count:
         was, now = chosen.was.split(), chosen.now.split()
         reason = (f"the camera saw {len(was)} card(s), {chosen.was}; a person said there were "
                   f"{len(now)}, {chosen.now}")
