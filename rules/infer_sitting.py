@@ -39,9 +39,11 @@ second for laying a card after the change is over and the top still the same. A 
 pile only while hands were over the line too, its top unchanged, is an arm crossing it on the
 way to the line (the pile lies beside it), not a card laid; so is one that left the top as it
 was once the line showed this turn's whole change, when the top's card cannot make that change
-(the turn's own card is laid after it). After an event entered by hand, table moments from
-before it was entered are not read, a card of that turn laid late is not taken for the next
-turn's, and nothing is sure until the line shows what the event left.
+(the turn's own card is laid after it). A frame that reads no card on the pile while cards lie
+there had a hand over it that the hand watch missed: cards leave the pile only when the deck is
+remade. After an event entered by hand, table moments from before it was entered are not read,
+a card of that turn laid late is not taken for the next turn's, and nothing is sure until the
+line shows what the event left.
 
 Pure: stdlib only.
 """
@@ -214,14 +216,14 @@ class SittingInferrer(Inferrer):
         like the one below). An emptied pile (the deck is remade) or a Bottoms Up card (expired,
         or gone with its duck) is no play. A turn entered by hand owes its card: one already on
         top at the first look afterwards, or one that turns up later, is that card."""
-        if not table.fresh(PLAYED_ZONE):
+        if not table.fresh(PLAYED_ZONE) or table.blank(PLAYED_ZONE):
             return  # a hand is (or just was) there: the top read is still the old card
         played = table.labels(PLAYED_ZONE)
         top = played[-1] if played else None
         if top is not None and top not in ACTION_BY_CARD:
             return  # a card not made out: wait for a clear reading
         changed = top != self._pile_top
-        visited = table.covered_since(PLAYED_ZONE, self._pile_seen_ts)
+        visited = _pile_covers(table, self._pile_seen_ts) != ()
         earlier = table.last_ts < self._hand_ts  # a moment from before the last entry by hand
         first_look = self._first_look and not earlier
         self._first_look = self._first_look and earlier
@@ -490,7 +492,7 @@ class SittingInferrer(Inferrer):
                 last = max(last, *covers, -1)
         if last < 0 or table.last_ts - last < CARD_AFTER_MS:
             return False
-        return (not laid_first or table.covers_since(PLAYED_ZONE, last) == ()
+        return (not laid_first or _pile_covers(table, last) == ()
                 or _reaching_for_line(table, last))
 
     def _unchanged_line(self, state: SittingDucksState, table: StabilityTracker, seat: int,
@@ -582,7 +584,7 @@ def _lingered(table: StabilityTracker, since: int) -> bool:
 def _pile_alone(table: StabilityTracker, since: int) -> tuple[int, ...] | None:
     """The frames after ``since`` with a hand over the pile and none over the line; None when
     the covers kept may not go back that far."""
-    covers = table.covers_since(PLAYED_ZONE, since)
+    covers = _pile_covers(table, since)
     if covers is None:
         return None
     line_covers: set[int] = set()
@@ -598,7 +600,21 @@ def _reaching_for_line(table: StabilityTracker, since: int) -> bool:
     """Whether in every frame after ``since`` in which a hand covered the pile, a hand covered
     some place of the line too: the pile lies beside the line, and an arm reaching there
     crosses it. A hand laying a card is over the pile alone for a moment."""
-    return bool(table.covers_since(PLAYED_ZONE, since)) and _pile_alone(table, since) == ()
+    return bool(_pile_covers(table, since)) and _pile_alone(table, since) == ()
+
+
+def _pile_covers(table: StabilityTracker, since: int) -> tuple[int, ...] | None:
+    """The frames after ``since`` with a hand over the played pile: those the hand watch saw,
+    and, while cards lie on the pile, those that read none there (they leave it only when the
+    deck is remade; a hand the hand watch missed, of a colour it does not take for skin, hid
+    them). None when the frames kept may not go back that far."""
+    covers = table.covers_since(PLAYED_ZONE, since)
+    reads = table.reads_since(PLAYED_ZONE, since)
+    if covers is None or reads is None:
+        return None
+    if not table.labels(PLAYED_ZONE):
+        return covers
+    return tuple(sorted({*covers, *(ts for ts, labels in reads if not labels)}))
 
 
 def _arrangement(gallery: Gallery, read: Mapping[int, Labels]) -> list[int] | None:

@@ -293,6 +293,22 @@ class StabilityTracker:
             return None
         return tuple(c for c in covers if c > ts)
 
+    def reads_since(self, name: str, ts: int) -> tuple[tuple[int, Labels], ...] | None:
+        """The times and labels of the zone's visible reads after ``ts``; None when they may go
+        back further than the :data:`READS_KEPT` kept."""
+        kept = self._kept.get(name)
+        if kept is None:
+            return ()
+        if len(kept) == READS_KEPT and kept[0].ts > ts:
+            return None
+        return tuple((r.ts, r.labels) for r in kept if r.ts > ts)
+
+    def blank(self, name: str) -> bool:
+        """Whether this frame read no card in the zone while it settled on some: something
+        hid them (a hand the hand watch missed), or they were taken away."""
+        kept = self._kept.get(name)
+        return bool(kept and kept[-1].ts == self.last_ts and not kept[-1].labels and self.labels(name))
+
     def fresh(self, name: str) -> bool:
         """Whether the zone's settled content was read again since a hand last covered it.
 
@@ -327,7 +343,8 @@ class StabilityTracker:
         for name in names:
             z = self.settled(name)
             out.append((name, z.labels, z.first_seen_ts, z.settled_ts, round(z.confidence, 1),
-                        round(z.agreement, 1), z.handled, self._covered_ts.get(name), self.fresh(name)))
+                        round(z.agreement, 1), z.handled, self._covered_ts.get(name), self.fresh(name),
+                        self.blank(name)))
         return tuple(out)
 
     def view(self) -> dict[str, SettledZone]:

@@ -40,11 +40,19 @@ class Table:
         zones = {k: (None if k in covered else v) for k, v in self.zones.items()}
         return [i.event for i in self.follower.feed(snapshot_of(self.ts, zones)).applied]
 
-    def lay(self, zones: Mapping[str, Iterable[str]], frames: int = 12) -> list[Event]:
-        """A hand reaches over ``zones``, lays their new contents, leaves; then ``frames`` frames."""
+    def _blank_frame(self, blank: Iterable[str]) -> list[Event]:
+        """A frame in which ``blank`` read no card: a hand the hand watch missed hid them."""
+        self.ts += 66
+        zones = {k: ([] if k in blank else v) for k, v in self.zones.items()}
+        return [i.event for i in self.follower.feed(snapshot_of(self.ts, zones)).applied]
+
+    def lay(self, zones: Mapping[str, Iterable[str]], frames: int = 12, unseen_hand: bool = False) -> list[Event]:
+        """A hand reaches over ``zones``, lays their new contents, leaves; then ``frames`` frames.
+        ``unseen_hand``: the hand watch misses it in its first frames (a hand of a colour it does
+        not take for skin), which read those zones empty instead of covered."""
         applied = []
         for _ in range(2):
-            applied += self._frame(zones)
+            applied += self._blank_frame(zones) if unseen_hand else self._frame(zones)
         for name, labels in zones.items():
             self.zones[name] = list(labels)
         applied += self._frame(zones)
@@ -455,3 +463,20 @@ def test_SIT_T1_a_change_no_hand_made_that_the_card_laid_cannot_make_is_a_misrea
     assert table.wait() == [] and table.follower.pending is None
     applied = table.lay(line())
     assert [e.type for e in applied][:2] == ["duck_dance", "shuffle"]
+
+
+def test_SIT_T1_a_card_laid_on_a_like_one_under_a_hand_the_hand_watch_missed_is_still_a_card_laid():
+    """Sitting seed 19 (whole game): a Fire laid on a Fire under a hand the hand watch missed in
+    two of its three frames (the pile read empty) was taken for a hand passing by; the next
+    player's No Time, which the missed player's duck could not make, was then recorded as that
+    player's discard. A played pile keeps its cards: a frame that reads it empty hid its card."""
+    table = dealt()
+    table.lay({PLAYED_ZONE: ["action-duck-shuffle"]})
+    table.lay(line(("duck-orange",), ("duck-blue",), ("duck-green",), ("water",), ("water",), ("water",)))
+    table.lay({PLAYED_ZONE: ["action-fire"]})  # Ben: no target anywhere, a discard
+    assert [k for k, _, _ in table.kinds()].count("discard") == 1
+    table.lay({PLAYED_ZONE: ["action-fire"]}, unseen_hand=True)  # Cat's Fire on Ben's
+    pending = table.follower.pending
+    assert pending is not None and (pending.event.type, pending.event.seat) == ("discard", 2)
+    table.lay({PLAYED_ZONE: ["action-turbo-duck"]})  # Ann's; Cat's orange duck is at the front
+    assert ("discard", 2, {"action": "turbo_duck"}) not in table.kinds()

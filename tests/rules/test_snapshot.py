@@ -289,6 +289,27 @@ def test_covers_since_lists_the_frames_a_hand_covered_a_zone_and_says_when_it_ca
     assert tracker.covers_since("middle.played", (6 + COVERS_KEPT) * 100) == ((7 + COVERS_KEPT) * 100,)
 
 
+def test_reads_since_and_a_blank_read_of_a_zone_that_holds_cards():
+    """A frame that reads no card where cards settled is told apart from one that reads them,
+    and from a covered one; the signature tells such moments apart too."""
+    from ducktable.rules.stability import READS_KEPT
+
+    tracker = StabilityTracker(window=5, needed=3)
+    feed(tracker, {"middle.played": ["action-fire"]}, 4)
+    assert not tracker.blank("middle.played")
+    same = tracker.signature()
+    tracker.update(snapshot_of(400, {"middle.played": []}))
+    assert tracker.blank("middle.played") and tracker.signature() != same
+    tracker.update(snapshot_of(466, {"middle.played": None}))
+    assert not tracker.blank("middle.played")  # covered: not read at all
+    assert tracker.reads_since("middle.played", 100) == ((132, ("action-fire",)), (198, ("action-fire",)),
+                                                         (400, ()))
+    for ts in range(READS_KEPT):
+        tracker.update(snapshot_of(500 + ts * 66, {"middle.played": ["action-fire"]}))
+    assert tracker.reads_since("middle.played", 100) is None  # older reads were let go
+    assert tracker.reads_since("line.1", 0) == ()  # never read
+
+
 def test_more_cards_read_after_the_hand_left_than_settled_is_a_card_lost():
     """Three cards read once after the hand left, then two for four reads: the tracker settles
     two, which is not wavering (that count came first), but a card was seen and then lost."""
