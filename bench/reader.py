@@ -516,7 +516,8 @@ def report(bench: ReaderBench) -> str:
     if counts:
         lines.append(f"card locator path: {counts.get('still', 0)} of {counts.get('frames', 0)} frames "
                      f"still (the last reading repeated), {counts.get('fallback', 0)} searched again "
-                     f"by edges; cards classified {counts.get('classified', 0)}, kept their name "
+                     f"by edges, {counts.get('recut', 0)} searched by edges for an unnamed card; "
+                     f"cards classified {counts.get('classified', 0)}, kept their name "
                      f"{counts.get('kept', 0)}")
     cards = bench.recall["cards"]
     if cards:

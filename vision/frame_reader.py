@@ -65,6 +65,9 @@ class FrameReader:
     SETTLED = 5
     """Fresh readings of a card in a row that must agree before its name is kept without a
     look (the stability tracker's window is 5 frames, of which 3 must agree)."""
+    RECUT_IOU = 0.3
+    """How much an edge-map card must overlap an unnamed card of the locator's to stand for it
+    (an outline that took a side of the neighbour still covers most of its own card)."""
 
     def __init__(self, layout: TableLayout, empty_table: np.ndarray, game: str,
                  classify: Classify | None = None, *, locator: LocatesCards | None = None) -> None:
@@ -74,9 +77,10 @@ class FrameReader:
         self.locator = locator
         self.cover = CoverWatch(layout, empty_table)
         self.seconds = {"detect": 0.0, "classify": 0.0, "zones": 0.0}
-        self.counts = {"frames": 0, "still": 0, "fallback": 0, "classified": 0, "kept": 0}
-        """Frames read; of them repeated (still), searched again by edges (fallback); cards
-        classified, and cards that kept their name from the last full reading."""
+        self.counts = {"frames": 0, "still": 0, "fallback": 0, "recut": 0, "classified": 0, "kept": 0}
+        """Frames read; of them repeated (still), searched again by edges (fallback), searched
+        by edges for an unnamed card only (recut); cards classified, and cards that kept their
+        name from the last full reading."""
         self._gate = StillGate()
         self._last: _Reading | None = None
         self._since_full = 0
@@ -103,6 +107,8 @@ class FrameReader:
         if reading.doubtful():
             self.counts["fallback"] += 1
             reading = self._read_by_edges(frame, detail, None)
+        else:
+            reading = self._recut_unnamed(frame, detail, reading, self.classify)
         self._gate.keep(small)
         self._last = reading
         return TableSnapshot(ts, reading.zones, index)
@@ -158,6 +164,66 @@ class FrameReader:
         self.seconds["classify"] += t2 - t1
         self.seconds["zones"] += time.perf_counter() - t2
         return reading
+
+    def _recut_unnamed(self, frame: np.ndarray, detail: np.ndarray | None, reading: _Reading,
+                       classify: Classify) -> _Reading:
+        """Cards laid almost edge to edge (a row laid card by card) can get an outline from the
+        locator that takes a side of the neighbour's: a crop nothing names, frame after frame,
+        where the edge-map search cuts the card true. A card the locator found but nothing
+        named, lying still where no hand is, is replaced by the named cards the edge-map search
+        cuts over it (or by the one the last reading settled there); nothing else in the
+        reading changes, so a doubtful edge-map reading elsewhere never stands."""
+        from .detect import detect_cards, quad_iou
+
+        unnamed = [card for card in reading.cards if card.label == UNKNOWN]
+        still = [self._lies_still(card.quad) for card in unnamed]
+        stuck = [card for card, lies_still in zip(unnamed, still, strict=True) if lies_still]
+        if not stuck:
+            return reading
+        named = [card for card in reading.cards if card.label != UNKNOWN]
+        unnamed_elsewhere = [card for card, lies_still in zip(unnamed, still, strict=True) if not lies_still]
+        settled = [card for card in (self._last.cards if self._last is not None else [])
+                   if card.label != UNKNOWN and card.agreed >= self.SETTLED]
+        replaced: list[_Named] = []
+        to_search = []
+        for card in stuck:
+            carried = [c for c in settled if quad_iou(c.quad, card.quad) >= self.RECUT_IOU
+                       and all(quad_iou(c.quad, other.quad) < 0.5 for other in named)]
+            if carried:
+                replaced += carried
+                self.counts["kept"] += len(carried)
+            else:
+                to_search.append(card)
+        if to_search:
+            t0 = time.perf_counter()
+            found = [d for d in detect_cards(frame, detail=detail)
+                     if any(quad_iou(d.quad, card.quad) >= self.RECUT_IOU for card in to_search)
+                     and all(quad_iou(d.quad, other.quad) < 0.5 for other in named)]
+            t1 = time.perf_counter()
+            self.counts["recut"] += 1
+            self.counts["classified"] += len(found)
+            for d, (name, conf) in zip(found, classify(found), strict=True):
+                if name != UNKNOWN:
+                    replaced.append(_Named(d.quad, d.area, name, conf, _agreed(self._same_card(d), name, fresh=True)))
+            self.seconds["detect"] += t1 - t0
+            self.seconds["classify"] += time.perf_counter() - t1
+        if not replaced:
+            return reading
+        still_unnamed = [card for card in stuck
+                         if all(quad_iou(card.quad, new.quad) < self.RECUT_IOU for new in replaced)]
+        cards = [*named, *unnamed_elsewhere, *still_unnamed, *replaced]
+        seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
+        return _Reading(zone_reads(self.layout, seen, reading.covered), cards, reading.covered, reading.hands)
+
+    def _lies_still(self, quad: np.ndarray) -> bool:
+        """Nothing changed around ``quad`` since the last full reading, and no hand is near it."""
+        if self._last is None or self._gate.changed_at(quad):
+            return False
+        scale = self.cover.SCALE
+        inside = np.zeros(self.cover.hand_mask.shape, np.uint8)
+        cv2.fillConvexPoly(inside, np.round(quad * scale).astype(np.int32), 1)
+        near = cv2.dilate(inside, np.ones((9, 9), np.uint8)).astype(bool)
+        return not bool(self.cover.hand_mask[near].any())
 
     def _look_again(self, frame: np.ndarray, detail: np.ndarray | None, last: _Reading,
                     classify: Classify) -> _Reading:

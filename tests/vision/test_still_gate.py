@@ -1,6 +1,7 @@
 """The still-table gate and the card locator's path through FrameReader (vision/still_gate.py,
 vision/frame_reader.py): a still table repeats a reading only once every card on it is settled,
-a moved card is looked at again, a card the locator missed sends the frame to the edge search."""
+a moved card is looked at again, a card the locator missed sends the frame to the edge search,
+and a card it cut so that nothing names it is cut again by the edge search once it lies still."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from ducktable.rules.decks import UNKNOWN
 from ducktable.rules.snapshot import TableSnapshot
 from ducktable.sim import table_video
 from ducktable.vision.augment import CaptureLook
@@ -105,6 +107,23 @@ def test_a_card_the_locator_missed_sends_the_frame_to_the_edge_search() -> None:
     assert sum(len(labels) for labels in _labels(seen).values()) >= 3
 
 
+def test_an_unnamed_card_lying_still_is_cut_again_by_the_edge_search_alone() -> None:
+    """The locator's outline moved off its card (as one that took a side of the neighbour's):
+    just laid, the card stays unnamed; lying still, the edge search cuts and names it, and the
+    rest of the reading stays the locator's."""
+    layout, empty, frames = _table()
+    reader = FrameReader(layout, empty, "duck", _Counting(), locator=_Askew(CardLocator.load(threads=1)))
+    edges = FrameReader(layout, empty, "duck", _Counting())
+    first = reader.read(frames[0], 0, 0)
+    assert any(UNKNOWN in labels for labels in _labels(first).values())
+    assert reader.counts["recut"] == reader.counts["fallback"] == 0
+    for i in range(1, FrameReader.FULL_EVERY + 1):  # still frames, then a full reading
+        seen = reader.read(frames[i % 2], 67 * i, i)
+    assert reader.counts["recut"] == 1 and reader.counts["fallback"] == 0
+    assert _labels(seen) == _labels(edges.read(frames[0], 0, 0))
+    assert all(UNKNOWN not in labels for labels in _labels(seen).values())
+
+
 def _labels(snapshot: TableSnapshot) -> dict[str, tuple[str, ...]]:
     return {name: zone.labels for name, zone in snapshot.zones.items()}
 
@@ -117,6 +136,19 @@ class _Blind:
 
     def locate(self, image: np.ndarray) -> list[tuple[np.ndarray, float]]:
         return self.locator.locate(image)[1:]
+
+
+class _Askew:
+    """The locator, its first card's outline moved down by a third of the card."""
+
+    def __init__(self, locator: CardLocator) -> None:
+        self.locator = locator
+
+    def locate(self, image: np.ndarray) -> list[tuple[np.ndarray, float]]:
+        (quad, score), *rest = self.locator.locate(image)
+        moved = np.asarray(quad, np.float32).copy()
+        moved[:, 1] += float(np.ptp(moved[:, 1])) / 3
+        return [(moved, score), *rest]
 
 
 def test_run_reads_with_the_locator_unless_the_settings_say_edges(tmp_path: Path) -> None:
