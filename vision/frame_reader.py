@@ -51,7 +51,9 @@ class FrameReader:
     can then be mended by what later frames show). Where the locator's reading is in doubt - a
     zone said covered where no hand is (a patch no card it found explains: a card it missed) -
     the frame is searched again by the edge-map search, and that reading stands; a settled card
-    found so stays in later readings while nothing changes around it. The snapshots go to the
+    found so stays in later readings while nothing changes around it. A card the locator found
+    but nothing names, lying still with no hand near, is cut again by the edge-map search, and
+    only the named cards cut over it stand in for it. The snapshots go to the
     same stability tracking and rules engine either way: this only spares work, it never makes
     an event.
     """
