@@ -16,7 +16,11 @@ at most a quarter of the card may lie outside. Where a whole side of the card is
 picture, where it runs is a guess: only the part the picture shows is taken, with the edge for
 a side, and only when the edge cuts it along a strip (its corners on the edge near-right; it
 counts as :data:`EDGE_CUT` hidden), never when the edge cuts it aslant across a corner, as it
-cuts a slanted screen or door. Doors, screens and keyboards fail those tests: too long, cut
+cuts a slanted screen or door. When none of that finds a card, a hand may cover too much of it
+(a fifth, a third) for its region to fill or outline it: a rectangle on the straight stretches
+of the paper's region is then taken when each of its sides is seen along a part of its length,
+the table lies beyond them, and what the region leaves out of it is not the table (a hand over
+the card, not a gap in a light thing). Doors, screens and keyboards fail those tests: too long, cut
 aslant or mostly outside the picture, or not one solid region. The crop paints the part of a
 card outside the picture in the colour of the card's edge, so that it reads as blank paper,
 not as ink.
@@ -36,7 +40,13 @@ import cv2
 import numpy as np
 from ducktable.vision.detect import crop_card, detect_cards
 from ducktable.vision.detect_shapes import _order_portrait
-from ducktable.vision.photo_rectangles import outline_support, rectangle_guesses, spill_beyond
+from ducktable.vision.photo_rectangles import (
+    outline_support,
+    rectangle_guesses,
+    side_support,
+    spill_beyond,
+    spill_per_side,
+)
 
 WORK_SIDE = 400
 """Silhouettes are looked for at this long side (px): a card of 4% of the picture still spans
@@ -154,20 +164,24 @@ def silhouette_card(image: np.ndarray) -> np.ndarray | None:
     """The outline of the one card found as a region of ``image``, or ``None``. The regions of
     the lightness, whiteness and unlike-the-border masks are tried first, whole card then held
     card; the paper-colour mask only when they find nothing (it cuts a card free of a hand or
-    a lamp's spot it touches, but outlines a card it need not cut less closely)."""
+    a lamp's spot it touches, but outlines a card it need not cut less closely); last, a card
+    a hand covers in part among the paper's regions (:func:`_covered_card`)."""
     h, w = image.shape[:2]
     scale = WORK_SIDE / max(h, w)
     small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
                        interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    min_area = MIN_AREA * small.shape[0] * small.shape[1]
     for masks, spill in ((_masks(lab), None), ([_paper_mask(lab)], lab)):
         regions = list(_regions(masks, small.shape[:2]))
         best = _whole_card(regions, small.shape[:2], spill)
         if best is None:
-            best = _held_card(regions, small)
+            guessed = [(region, rectangle_guesses(region, min_area, HELD_ASPECT)) for region in regions]
+            best = _held_card(guessed, small.shape[:2], lab)
         if best is not None:
             return _order_portrait(best[1] / scale)
-    return None
+    covered = _covered_card(guessed, small.shape[:2], lab)
+    return None if covered is None else _order_portrait(covered / scale)
 
 
 def _whole_card(regions: list[np.ndarray], shape: tuple[int, int],
@@ -192,18 +206,20 @@ def _whole_card(regions: list[np.ndarray], shape: tuple[int, int],
     return best
 
 
-def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.ndarray] | None:
+Guessed = list[tuple[np.ndarray, np.ndarray]]
+"""Regions' outlines, each with the rectangles guessed on its straight stretches
+(:func:`rectangle_guesses`)."""
+
+
+def _held_card(guessed: Guessed, shape: tuple[int, int], lab: np.ndarray) -> tuple[float, np.ndarray] | None:
     """A card outline among the rectangles on each region's straight stretches (a card a hand
     holds, whose hull's longest sides are the hand's). Of those the region fills and outlines,
     past whose sides the card's colour does not go on, the largest wins (a part of the card
     that the fingers leave free is card-shaped too), or the best outlined of those nearly the
     same as it."""
-    shape = small.shape[:2]
     h, w = shape
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     passed: list[tuple[float, np.ndarray]] = []
-    for region in regions:
-        guesses = rectangle_guesses(region, MIN_AREA * h * w, HELD_ASPECT)
+    for region, guesses in guessed:
         if not len(guesses):
             continue
         drawn = np.zeros((h, w), np.uint8)
@@ -224,6 +240,171 @@ def _held_card(regions: list[np.ndarray], small: np.ndarray) -> tuple[float, np.
     largest = max(passed, key=lambda found: cv2.contourArea(found[1]))[1]
     return max((found for found in passed if _overlap(found[1], largest) >= 0.85),
                key=lambda found: found[0])
+
+
+COVERED_FILLED = 0.6
+"""Least share of a covered card's rectangle that its paper's region fills (the rest under a
+hand): a part of the card hidden past this is guessed, not seen."""
+
+COVERED_OUTLINED = 0.4
+"""Least share of a covered card's perimeter in the picture that its region's border follows."""
+
+COVERED_SIDE = 0.2
+"""Least share of each side in the picture that the region's border follows: a rectangle
+guessed past the card onto the hand has a side that runs over no border at all."""
+
+COVERED_CUT = 0.2
+"""Largest share of a covered card's rectangle outside the picture."""
+
+COVERED_BEYOND = 0.35
+COVERED_SPILL = 0.2
+"""Largest share of the card's colour in a band beyond any one side, ``COVERED_BEYOND`` of the
+short side deep: a part of a card cut off by a finger lying across it has the rest of the card
+beyond the finger."""
+
+COVERED_LIKE_TABLE = 0.15
+"""Largest share of what the region leaves out of the rectangle that has the table's colour:
+the rest is a hand (or another thing) over the card, not the table through a gap."""
+
+TABLE_COLOUR = 8.0
+TABLE_LIGHT = 25.0
+"""Distance in the a*b* plane and in lightness (OpenCV's 0-255 Lab) within which a pixel has
+the table's colour."""
+
+SIDE_ON_TABLE = 0.5
+SIDE_COLOUR = 10.0
+"""Least share of the samples beyond each side's followed stretch that are within
+``SIDE_COLOUR`` in the a*b* plane of the table's colour (lightness aside: a lamp lights one
+side and not another): a side along a finger's edge has the hand beyond it."""
+
+
+def _covered_card(guessed: Guessed, shape: tuple[int, int], lab: np.ndarray) -> np.ndarray | None:
+    """A card a hand covers in part, among the rectangles on the straight stretches of its
+    paper's regions: each side seen along a part of its length with the table beyond it, no
+    more of the card beyond any side, and the part its region leaves out not the table's
+    colour (the colour beyond the card's seen sides). Each side is refitted to the outline
+    along it; the largest such card wins, or the best filled and outlined of those nearly the
+    same as it (as for a held card)."""
+    h, w = shape
+    passed: list[tuple[float, np.ndarray]] = []
+    for region, guesses in guessed:
+        if not len(guesses):
+            continue
+        drawn = np.zeros((h, w), np.uint8)
+        cv2.drawContours(drawn, [region], -1, 255, 3)
+        followed, seen = side_support(guesses, drawn)
+        outlined = (followed * seen).sum(axis=1) / np.maximum(1e-9, seen.sum(axis=1))
+        filled_region = np.zeros((h, w), np.uint8)
+        cv2.drawContours(filled_region, [region], -1, 255, -1)
+        checked = 0
+        for i in np.argsort(-outlined):
+            if outlined[i] < COVERED_OUTLINED or checked == HELD_CHECKED:
+                break
+            quad = guesses[i]
+            in_view = seen[i] >= 0.5
+            if np.any(followed[i][in_view] < COVERED_SIDE) or _inside_share(quad, shape) < 1 - COVERED_CUT \
+                    or _side_on_edge(quad, shape):
+                continue  # a side along the picture's edge is the edge's, not a seen side of the card
+            checked += 1
+            if spill_beyond(quad, lab) > MAX_SPILL or spill_per_side(quad, lab, COVERED_BEYOND).max() > COVERED_SPILL:
+                continue
+            filled, like_table = _left_out(quad, filled_region, drawn, lab)
+            if filled < COVERED_FILLED or like_table > COVERED_LIKE_TABLE or \
+                    _off_picture_unseen(quad, filled_region) > EDGE_UNSEEN:
+                continue
+            quad = _refitted(quad, region)
+            passed.append((filled + float(outlined[i]), quad))
+    if not passed:
+        return None
+    largest = max(passed, key=lambda found: cv2.contourArea(found[1]))[1]
+    return max((found for found in passed if _overlap(found[1], largest) >= 0.85),
+               key=lambda found: found[0])[1]
+
+
+EDGE_UNSEEN = 0.5
+"""Largest share of the picture's edge inside a covered card's rectangle that its region does
+not reach (a finger may cover the card where it runs off the picture)."""
+
+
+def _off_picture_unseen(quad: np.ndarray, region: np.ndarray) -> float:
+    """The share of the picture's edge inside ``quad`` that ``region`` does not reach: a card
+    that runs off the picture crosses its edge there; a rectangle placed off the picture by the
+    card's proportions beside a card whose own side is seen does not."""
+    h, w = region.shape
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
+    rim = np.zeros((h, w), bool)
+    rim[0], rim[-1], rim[:, 0], rim[:, -1] = True, True, True, True
+    edge = rim & (inside > 0)
+    if not np.any(edge):
+        return 0.0
+    return float(np.mean(region[edge] == 0))
+
+
+REFIT_MOVE = 0.08
+"""Farthest a covered card's corner may move (a share of its short side) when its sides are
+refitted to the outline along them; farther, the refit followed a finger or the picture's
+edge, not the card's side."""
+
+
+def _refitted(quad: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """``quad`` with its sides refitted to ``region``'s outline along them (a guessed rectangle
+    is square, a card seen a little slanted is not), where that keeps a card's shape and moves
+    no corner far."""
+    fitted = _fitted_to_outline(quad, region)
+    if fitted is None or not _near_right_angles(fitted) or not HELD_ASPECT[0] <= _aspect(fitted) <= ASPECT[1]:
+        return quad
+    short = min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
+    moved = float(np.linalg.norm(fitted - quad, axis=1).max())
+    return fitted if moved <= REFIT_MOVE * short else quad
+
+
+def _left_out(quad: np.ndarray, region: np.ndarray, border: np.ndarray, lab: np.ndarray) -> tuple[float, float]:
+    """The share of ``quad`` (in the picture) its ``region`` fills, and the share of the rest
+    that has the table's colour: the median colour just outside the sides where the region's
+    ``border`` runs along them; 1 when too little of that is seen, or when beyond a side's
+    followed stretch is mostly something else (a finger whose edge the side is)."""
+    h, w = region.shape
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
+    area = int(np.count_nonzero(inside))
+    left = (inside > 0) & (region == 0)
+    filled = 1.0 - np.count_nonzero(left) / max(1, area)
+    centre = quad.mean(axis=0)
+    short = min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
+    reach = max(3.0, 0.08 * short)
+    table: list[tuple[int, np.ndarray]] = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        normal = np.array([a[1] - b[1], b[0] - a[0]], np.float64)
+        normal /= max(1e-9, float(np.linalg.norm(normal)))
+        if np.dot((a + b) / 2 - centre, normal) < 0:
+            normal = -normal
+        for t in (np.arange(24) + 0.5) / 24:
+            p = a + (b - a) * t
+            x, y = int(round(p[0])), int(round(p[1]))
+            if not (0 <= x < w and 0 <= y < h) or border[y, x] == 0:
+                continue
+            ox, oy = (int(round(v)) for v in p + normal * reach)
+            if 0 <= ox < w and 0 <= oy < h and not inside[oy, ox]:
+                table.append((i, lab[oy, ox]))
+    if len(table) < 8:
+        return filled, 1.0
+    colour = np.median(np.array([lab_at for _, lab_at in table]), axis=0)
+    sides = np.array([side for side, _ in table])
+    outside = np.array([lab_at for _, lab_at in table])
+    outside_like = np.hypot(outside[:, 1] - colour[1], outside[:, 2] - colour[2]) <= SIDE_COLOUR
+    if any(np.mean(outside_like[sides == i]) < SIDE_ON_TABLE for i in np.unique(sides)):
+        return filled, 1.0
+    if not np.any(left):
+        return filled, 0.0
+    return filled, float(np.mean(_like(lab[left], colour)))
+
+
+def _like(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Which of ``pixels`` (n x 3 Lab) have the table's ``colour``."""
+    return (np.hypot(pixels[:, 1] - colour[1], pixels[:, 2] - colour[2]) <= TABLE_COLOUR) & \
+        (np.abs(pixels[:, 0] - colour[0]) <= TABLE_LIGHT)
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:

@@ -277,3 +277,46 @@ def test_a_card_between_a_lamps_bright_spot_and_a_hand_is_cut_free_by_its_paper_
     quad = silhouette_card(photo)
     assert quad is not None
     assert corner_error(quad, truth) < 0.04 * 280
+
+
+# ---- a card a hand covers in part -----------------------------------------------------------
+SHADED_SKIN = (80, 100, 135)
+"""A hand in the shade of the lamp: darker than the card, lighter than the cloth, so that
+neither the card's lightness nor its paper colour takes it in with the card."""
+
+
+def add_shaded_hand(photo: np.ndarray, tip: tuple[int, int], palm: tuple[int, int],
+                    colour: tuple[int, int, int] = SHADED_SKIN) -> None:
+    """A hand 100 px wide from ``palm`` (off the picture) to ``tip`` (over the card)."""
+    cv2.line(photo, palm, tip, colour, 100)
+    cv2.circle(photo, tip, 50, colour, -1)
+
+
+def test_a_card_a_shaded_hand_covers_a_fifth_of_is_found_whole() -> None:
+    """The card's paper is the card less the hand: too little of its outline for a whole or a
+    held card, but every side is seen along a part, and what is left out is the hand, not the
+    cloth."""
+    photo, truth = photo_with_card((300, 240), 300, 20, vignette=False, card=white_playing_card())
+    add_shaded_hand(photo, (330, 260), (700, 300))
+    quad = silhouette_card(photo)
+    assert quad is not None
+    assert corner_error(quad, truth) < 0.03 * 300
+    hidden = hidden_share(photo, quad)
+    assert not enrollable(hidden.total) and nameable(hidden.total)
+
+
+def test_a_card_cut_by_the_pictures_edge_with_a_hand_over_another_side_is_found_whole() -> None:
+    photo, truth = photo_with_card((320, 140), 300, -20, vignette=False, card=white_playing_card())
+    assert 0.95 < _share_in_picture(truth, photo) < 0.99  # a corner off the top of the picture
+    add_shaded_hand(photo, (390, 160), (700, 200))
+    (found,) = find_photo_cards(photo)
+    assert corner_error(found.quad, truth) < 0.03 * 300
+    assert not enrollable(found.hidden.total) and nameable(found.hidden.total)
+
+
+def test_a_card_with_a_bite_of_the_tables_colour_out_of_it_is_not_taken_for_a_covered_card() -> None:
+    """What a card's region leaves out of its rectangle must be something over the card; the
+    table showing through is a torn card, or a light thing of another shape."""
+    photo, _ = photo_with_card((300, 240), 300, 20, vignette=False, card=white_playing_card())
+    add_shaded_hand(photo, (330, 260), (700, 300), colour=(40, 80, 30))
+    assert silhouette_card(photo) is None
