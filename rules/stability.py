@@ -41,8 +41,9 @@ class SettledZone:
     settled_ts: int
     agreement: float = 1.0
     handled: bool = True
-    """Whether a hand was seen over the zone while its content changed to this: cards do not
-    change by themselves, so a change no hand made is likely a misread."""
+    """Whether a hand was seen over the zone while its content changed to this, or this is what
+    a hand last laid there read again after changes no hand made (read otherwise for a while):
+    cards do not change by themselves, so a change no hand made is likely a misread."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class StabilityTracker:
         self._covered_ts: dict[str, int] = {}
         self._covers: dict[str, deque[int]] = {}  # recent frames in which a hand covered the zone
         self._kept: dict[str, deque[_Read]] = {}  # the last READS_KEPT visible reads of each zone
+        self._laid: dict[str, SettledZone] = {}  # what a hand last changed each zone to
 
     def update(self, snapshot: TableSnapshot) -> list[ZoneChange]:
         """Take one frame's reads; return the zones whose settled content changed with it."""
@@ -180,13 +182,19 @@ class StabilityTracker:
         first = self._first_read(name, current, vote.labels, exact[0].ts)
         before = [r.ts for r in reads if r.labels == current.labels and r.ts < first]
         last_old = before[-1] if before else current.settled_ts
-        handled = any(last_old < ts <= vote.reads[-1].ts for ts in self._covers.get(name, ()))
+        by_hand = handled = any(last_old < ts <= vote.reads[-1].ts for ts in self._covers.get(name, ()))
         if UNKNOWN in current.labels and _fits(current.labels, vote.labels):
             handled = handled or current.handled  # an unclear card made out, not a change
             first = min(first, current.first_seen_ts)
+        laid = self._laid.get(name)
+        if not handled and laid is not None and _fits(laid.labels, vote.labels):
+            handled = True  # what a hand last laid there, read again (its unclear cards made out)
+            first = min(first, laid.first_seen_ts)
         settled = SettledZone(vote.labels, vote.confidence, first, vote.reads[-1].ts, vote.agreement,
                               handled)
         self._settled[name] = settled
+        if by_hand or (handled and laid is not None and _fits(laid.labels, vote.labels)):
+            self._laid[name] = settled  # (an unclear card of it made out pins that card)
         return ZoneChange(name, current.labels, vote.labels, settled.first_seen_ts,
                           settled.settled_ts, vote.confidence)
 
@@ -332,6 +340,7 @@ class StabilityTracker:
         twin._covered_ts = dict(self._covered_ts)
         twin._covers = {name: deque(covers, maxlen=COVERS_KEPT) for name, covers in self._covers.items()}
         twin._kept = {name: deque(kept, maxlen=READS_KEPT) for name, kept in self._kept.items()}
+        twin._laid = dict(self._laid)
         twin.last_ts, twin.frames = self.last_ts, self.frames
         return twin
 

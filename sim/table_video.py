@@ -46,6 +46,14 @@ from ducktable.vision.layout import CARD_SCALE, TableLayout, duck_layout
 
 FPS = 15
 FRAME_MS = 1000 / FPS
+REVEAL_SHOWN_S = 1.5
+"""Seconds the round-end hands lie shown, still, after the last is spread, before they are swept
+up: the players sum every hand to find the lowest and the highest (DUCK-B2, B3, E1) and each picks
+their highest card to tuck (E2) while the hands lie face up, which takes seconds at a real table.
+1.5 s is a short count, kept short so that the camera has no more time than a quick table
+gives it."""
+REVEAL_HOLD = math.ceil(REVEAL_SHOWN_S * FPS)
+""":data:`REVEAL_SHOWN_S` in frames."""
 
 
 # ---- the script: what lies on the table, frame by frame ------------------------------------------
@@ -111,8 +119,9 @@ class _Stage:
             self._shot(reach)
         self.settle()
 
-    def settle(self) -> None:
-        for _ in range(self.hold):
+    def settle(self, frames: int | None = None) -> None:
+        """``frames`` (default ``hold``) frames of a still table, now and then a stray hand."""
+        for _ in range(self.hold if frames is None else frames):
             stray = [self.rng.choice(self.zone_names)] if self.rng.random() < self.stray_hands else []
             self._shot(stray)
 
@@ -186,6 +195,8 @@ def duck_script(state: DuckState, events: Sequence[Event], rng: random.Random, *
                 if shown[s] and not z[reveal[s]]:
                     rng.shuffle(shown[s])
                     stage.change([reveal[s]], partial(z.__setitem__, reveal[s], shown[s]))
+            stage.settle(max(0, REVEAL_HOLD - hold))  # the hands are counted before they go
+
             def cleared() -> None:
                 for name in names:
                     z[name] = []

@@ -255,7 +255,7 @@ class CardClassifier:
         out = list(found)
         for i, reading in zip(asked, self.digits.read([crops[i] for i in asked]), strict=True):
             label, confidence = settle_digit(found[i].label, found[i].confidence, reading)
-            if label != found[i].label:
+            if (label, confidence) != (found[i].label, found[i].confidence):
                 out[i] = replace(found[i], label=label, confidence=confidence)
         return out
 

@@ -192,6 +192,42 @@ def test_making_out_an_unclear_card_is_not_a_change_of_its_own():
     assert tracker.labels("z") == ("red-1", "red-2", "red-3") and tracker.settled("z").handled
 
 
+@pytest.mark.parametrize("laid, misread, other", [
+    (["red-1", "yellow-2"], ["red-1", UNKNOWN], ["red-1", "yellow-3"]),  # DUCK seed 11: a yellow 2 read unknown
+    (["red-1", "yellow-2"], ["red-1", "yellow-8"], ["red-1", "yellow-3"]),  # seed 10: a 0 read as an 8 a while
+    (["red-1", UNKNOWN], [UNKNOWN, UNKNOWN], ["blue-1", "yellow-2"]),  # seed 11: a duck's hand, one card unclear
+])
+def test_a_zone_read_as_a_hand_laid_it_after_changes_no_hand_made_is_handled(laid, misread, other):
+    """Cards laid under a hand, then read otherwise with no hand near, then as laid (an unclear
+    card of them made out): nothing moved, so the hand that laid them still counts (and their
+    first read); read as other cards, the change stays one no hand made."""
+    tracker = StabilityTracker(window=5, needed=3)
+    tracker.update(snapshot_of(50, {"z": None}))  # the hand that lays the cards
+    feed(tracker, {"z": laid}, 3, start=100)
+    first = tracker.settled("z")
+    assert first.handled
+    feed(tracker, {"z": misread}, 3, start=400)
+    assert tracker.labels("z") == tuple(misread) and not tracker.settled("z").handled
+    twin = tracker.copy()
+    feed(tracker, {"z": ["red-1", "yellow-2"]}, 3, start=700)
+    assert tracker.labels("z") == ("red-1", "yellow-2") and tracker.settled("z").handled
+    assert tracker.settled("z").first_seen_ts == first.first_seen_ts
+    feed(twin, {"z": other}, 3, start=700)
+    assert twin.labels("z") == tuple(other) and not twin.settled("z").handled
+
+
+def test_a_card_made_out_and_then_read_as_another_with_no_hand_is_no_hand_change():
+    tracker = StabilityTracker(window=5, needed=3)
+    tracker.update(snapshot_of(50, {"z": None}))
+    feed(tracker, {"z": ["red-1", UNKNOWN]}, 3, start=100)
+    feed(tracker, {"z": ["red-1", "yellow-2"]}, 3, start=400)  # made out: laid by the hand
+    assert tracker.settled("z").handled
+    feed(tracker, {"z": ["red-1", "yellow-3"]}, 3, start=700)
+    assert tracker.labels("z") == ("red-1", "yellow-3") and not tracker.settled("z").handled
+    feed(tracker, {"z": ["red-1", "yellow-2"]}, 3, start=1000)
+    assert tracker.settled("z").handled
+
+
 def test_an_unclear_card_made_out_after_a_hand_passed_counts_as_handled():
     """The hand may have changed the card behind the unclear read: what is made out after it
     was laid by a hand, whatever the unclear read's own hand was."""

@@ -30,6 +30,23 @@ def test_script_ends_with_the_true_final_table_and_covers_every_change():
         assert changed <= after.covered, "a zone changed with no hand over it"
 
 
+def test_the_round_end_hands_lie_shown_while_they_are_counted():
+    """DUCK-B2, B3, E1, E2: the players sum every shown hand and tuck their highest cards
+    before the hands are swept up; the script leaves them on the table that long."""
+    game = table_video.bot_game("duck", 3)
+    shots = table_video.script_for(game, 3, hold=5)
+    assert table_video.REVEAL_HOLD >= 1.5 * table_video.FPS
+    reveals = [k for k, e in enumerate(game.events) if e.type == "reveal"]
+    assert reveals
+    for k in reveals:
+        hands = {f"seat{s}.reveal": tuple(h) for s, h in enumerate(game.events[k].data["hands"]) if h}
+        frames = [i for i, shot in enumerate(shots) if shot.event_index == k + 1]
+        shown = [i for i in frames if all(sorted(shots[i].contents()[z]) == sorted(h) for z, h in hands.items())
+                 and not hands.keys() & shots[i].covered]
+        swept = next(i for i in frames if set(hands) <= shots[i].covered and i > shown[0])
+        assert len([i for i in shown if i < swept]) >= table_video.REVEAL_HOLD - 3  # stray hands aside
+
+
 def test_a_video_cut_short_plays_on_until_the_next_event_begins():
     """An event counts from its hand's first frame, before the table shows its change: a cut
     there would count an event the camera was never shown. The video plays on through the
@@ -62,7 +79,7 @@ def test_a_replay_the_rules_stop_keeps_what_it_counted(monkeypatch):
         raise RuntimeError("event #0: the true event was refused")
 
     monkeypatch.setattr(table_video, "_confirm", refused)
-    result = table_video.oracle_replay(1, misread=0.02)
+    result = table_video.oracle_replay(6, misread=0.02)  # a game where the person steps in
     assert result.wrong_applied == 1 and not result.exact_scores
     assert result.frames > 0 and result.camera_right > 0
 

@@ -14,6 +14,7 @@ from ducktable.sim import render
 from ducktable.vision import augment
 from ducktable.vision.detect import Detection
 from ducktable.vision.digits import (
+    AGREED_SURE,
     BOXES,
     CLASSIFIER_SURE,
     NO_DIGIT,
@@ -56,9 +57,17 @@ def test_only_a_yellow_number_card_has_a_digit_to_check() -> None:
 
 
 def test_a_sure_classifier_name_is_not_overruled_by_the_reader() -> None:
-    for sure in (0.3, READER_SURE, 1.0):
+    for sure in (0.3, READER_SURE - 0.01):
         assert settle_digit("duck/yellow-3", CLASSIFIER_SURE, DigitReading(5, sure)) == (
             "duck/yellow-3", CLASSIFIER_SURE)
+
+
+def test_a_sure_classifier_name_a_sure_reader_contradicts_is_made_unsure() -> None:
+    """DUCK seed 16: a revealed yellow 2 named a 3 at 0.98, the reader reading a 2 at 1.0."""
+    for sure in (READER_SURE, 1.0):
+        label, confidence = settle_digit("duck/yellow-3", 0.98, DigitReading(2, sure))
+        assert label == "duck/yellow-3" and confidence <= 1.0 - READER_SURE
+    assert settle_digit("duck/yellow-3", 0.98, DigitReading(3, 1.0)) == ("duck/yellow-3", 0.98)
 
 
 def test_an_unsure_name_is_changed_only_by_a_sure_reading() -> None:
@@ -67,6 +76,14 @@ def test_an_unsure_name_is_changed_only_by_a_sure_reading() -> None:
     assert settle_digit("duck/yellow-3", unsure, DigitReading(5, READER_SURE - 0.01)) == ("duck/yellow-3", unsure)
     assert settle_digit("duck/yellow-3", 0.6, DigitReading(3, 0.4)) == ("duck/yellow-3", 0.6)
     assert settle_digit("duck/blue-3", 0.6, DigitReading(5, 1.0)) == ("duck/blue-3", 0.6)
+
+
+def test_an_unsure_name_the_reader_agrees_with_surely_is_made_sure() -> None:
+    unsure = CLASSIFIER_SURE - 0.2
+    assert settle_digit("duck/yellow-2", unsure, DigitReading(2, AGREED_SURE)) == ("duck/yellow-2", AGREED_SURE)
+    assert settle_digit("duck/yellow-2", unsure, DigitReading(2, 0.9999)) == ("duck/yellow-2", 0.9999)
+    assert settle_digit("duck/yellow-2", unsure, DigitReading(2, AGREED_SURE - 0.01)) == ("duck/yellow-2", unsure)
+    assert settle_digit("duck/yellow-2", 0.95, DigitReading(2, 0.96)) == ("duck/yellow-2", 0.95)
 
 
 def table_crops(label: str, n: int, seed: int) -> list[np.ndarray]:
