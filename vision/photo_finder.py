@@ -217,13 +217,11 @@ def _held_card(guessed: Guessed, shape: tuple[int, int], lab: np.ndarray) -> tup
     past whose sides the card's colour does not go on, the largest wins (a part of the card
     that the fingers leave free is card-shaped too), or the best outlined of those nearly the
     same as it."""
-    h, w = shape
     passed: list[tuple[float, np.ndarray]] = []
     for region, guesses in guessed:
         if not len(guesses):
             continue
-        drawn = np.zeros((h, w), np.uint8)
-        cv2.drawContours(drawn, [region], -1, 255, 3)
+        drawn = _border(region, shape)
         support = outline_support(guesses, drawn)
         checked = 0
         for i in np.argsort(-support):
@@ -235,6 +233,19 @@ def _held_card(guessed: Guessed, shape: tuple[int, int], lab: np.ndarray) -> tup
             score = _card_score(guesses[i], region, shape, MAX_CUT)
             if score is not None and spill_beyond(guesses[i], lab) <= MAX_SPILL:
                 passed.append((score, guesses[i]))
+    return _largest_of(passed)
+
+
+def _border(region: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``region``'s outline drawn 3 px wide on a blank picture of ``shape``."""
+    drawn = np.zeros(shape, np.uint8)
+    cv2.drawContours(drawn, [region], -1, 255, 3)
+    return drawn
+
+
+def _largest_of(passed: list[tuple[float, np.ndarray]]) -> tuple[float, np.ndarray] | None:
+    """The largest outline of ``passed`` (a part of the card that the fingers leave free is
+    card-shaped too), or the best scored of those nearly the same as it."""
     if not passed:
         return None
     largest = max(passed, key=lambda found: cv2.contourArea(found[1]))[1]
@@ -285,16 +296,14 @@ def _covered_card(guessed: Guessed, shape: tuple[int, int], lab: np.ndarray) -> 
     colour (the colour beyond the card's seen sides). Each side is refitted to the outline
     along it; the largest such card wins, or the best filled and outlined of those nearly the
     same as it (as for a held card)."""
-    h, w = shape
     passed: list[tuple[float, np.ndarray]] = []
     for region, guesses in guessed:
         if not len(guesses):
             continue
-        drawn = np.zeros((h, w), np.uint8)
-        cv2.drawContours(drawn, [region], -1, 255, 3)
+        drawn = _border(region, shape)
         followed, seen = side_support(guesses, drawn)
         outlined = (followed * seen).sum(axis=1) / np.maximum(1e-9, seen.sum(axis=1))
-        filled_region = np.zeros((h, w), np.uint8)
+        filled_region = np.zeros(shape, np.uint8)
         cv2.drawContours(filled_region, [region], -1, 255, -1)
         checked = 0
         for i in np.argsort(-outlined):
@@ -314,11 +323,8 @@ def _covered_card(guessed: Guessed, shape: tuple[int, int], lab: np.ndarray) -> 
                 continue
             quad = _refitted(quad, region)
             passed.append((filled + float(outlined[i]), quad))
-    if not passed:
-        return None
-    largest = max(passed, key=lambda found: cv2.contourArea(found[1]))[1]
-    return max((found for found in passed if _overlap(found[1], largest) >= 0.85),
-               key=lambda found: found[0])[1]
+    best = _largest_of(passed)
+    return None if best is None else best[1]
 
 
 EDGE_UNSEEN = 0.5
