@@ -177,13 +177,14 @@ class FrameReader:
         reading changes, so a doubtful edge-map reading elsewhere never stands."""
         from .detect import detect_cards, quad_iou
 
-        unnamed = [card for card in reading.cards if card.label == UNKNOWN]
-        still = [self._lies_still(card.quad) for card in unnamed]
-        stuck = [card for card, lies_still in zip(unnamed, still, strict=True) if lies_still]
+        named = [card for card in reading.cards if card.label != UNKNOWN]
+        stuck: list[_Named] = []
+        unnamed_elsewhere: list[_Named] = []
+        for card in reading.cards:
+            if card.label == UNKNOWN:
+                (stuck if self._lies_still(card.quad) else unnamed_elsewhere).append(card)
         if not stuck:
             return reading
-        named = [card for card in reading.cards if card.label != UNKNOWN]
-        unnamed_elsewhere = [card for card, lies_still in zip(unnamed, still, strict=True) if not lies_still]
         settled = [card for card in (self._last.cards if self._last is not None else [])
                    if card.label != UNKNOWN and card.agreed >= self.SETTLED]
         replaced: list[_Named] = []
