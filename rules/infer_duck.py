@@ -475,12 +475,11 @@ class DuckInferrer(Inferrer):
                                "a hand reached over the draw pile only", doubt, read)
 
     def _reached(self, table: StabilityTracker, zone: str, until: int | None) -> bool:
-        """Whether a hand covered ``zone`` after the mover's play (and before ``until``, when
-        given and the covers since the play are all kept)."""
-        covers = table.covers_since(zone, self._played_ts)
-        if covers is None or until is None:
-            return table.covered_since(zone, self._played_ts)
-        return any(ts < until for ts in covers)
+        """Whether a hand rested over ``zone`` (two frames in a row, see
+        :meth:`~ducktable.rules.stability.StabilityTracker.rested_since`) after the mover's play
+        and before ``until``; where those frames are not all kept, whether it covered it at all."""
+        rested = table.rested_since(zone, self._played_ts, until)
+        return table.covered_since(zone, self._played_ts) if rested is None else rested
 
     def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         hands: list[list[str]] = []

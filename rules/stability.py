@@ -109,6 +109,8 @@ class StabilityTracker:
         self.frames = 0
         self._covered_ts: dict[str, int] = {}
         self._covers: dict[str, deque[int]] = {}  # recent frames in which a hand covered the zone
+        self._rests: dict[str, deque[int]] = {}  # ... of them, those with another of the two frames before
+        self._recent: dict[str, deque[bool]] = {}  # whether each of the zone's last two frames covered it
         self._kept: dict[str, deque[_Read]] = {}  # the last READS_KEPT visible reads of each zone
         self._laid: dict[str, SettledZone] = {}  # what a hand last changed each zone to
 
@@ -121,7 +123,12 @@ class StabilityTracker:
             if read.occluded:
                 self._covered_ts[name] = snapshot.ts
                 self._covers.setdefault(name, deque(maxlen=COVERS_KEPT)).append(snapshot.ts)
+                recent = self._recent.setdefault(name, deque(maxlen=2))
+                if any(recent):
+                    self._rests.setdefault(name, deque(maxlen=COVERS_KEPT)).append(snapshot.ts)
+                recent.append(True)
                 continue
+            self._recent.setdefault(name, deque(maxlen=2)).append(False)
             reads = self._reads.setdefault(name, deque(maxlen=self.window))
             reads.append(_Read(read.labels, read.confidence, snapshot.ts,
                                tuple(c.confidence for c in read.cards)))
@@ -301,6 +308,17 @@ class StabilityTracker:
             return None
         return tuple(c for c in covers if c > ts)
 
+    def rested_since(self, name: str, ts: int, until: int | None = None) -> bool | None:
+        """Whether a hand covered the zone in two of three frames in a row after ``ts`` (the
+        second of them before ``until``): a hand that takes or lays a card there rests over it
+        (the hand watch may miss it in a frame between), one crossing it on its way elsewhere
+        covers it in one frame. None when such frames may go back further than the
+        :data:`COVERS_KEPT` kept."""
+        rests = self._rests.get(name, ())
+        if len(rests) == COVERS_KEPT and rests[0] > ts:
+            return None
+        return any(ts < r and (until is None or r < until) for r in rests)
+
     def reads_since(self, name: str, ts: int) -> tuple[tuple[int, Labels], ...] | None:
         """The times and labels of the zone's visible reads after ``ts``; None when they may go
         back further than the :data:`READS_KEPT` kept."""
@@ -339,6 +357,8 @@ class StabilityTracker:
         twin._settled = dict(self._settled)
         twin._covered_ts = dict(self._covered_ts)
         twin._covers = {name: deque(covers, maxlen=COVERS_KEPT) for name, covers in self._covers.items()}
+        twin._rests = {name: deque(rests, maxlen=COVERS_KEPT) for name, rests in self._rests.items()}
+        twin._recent = {name: deque(recent, maxlen=2) for name, recent in self._recent.items()}
         twin._kept = {name: deque(kept, maxlen=READS_KEPT) for name, kept in self._kept.items()}
         twin._laid = dict(self._laid)
         twin.last_ts, twin.frames = self.last_ts, self.frames

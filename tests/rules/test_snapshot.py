@@ -325,6 +325,28 @@ def test_covers_since_lists_the_frames_a_hand_covered_a_zone_and_says_when_it_ca
     assert tracker.covers_since("middle.played", (6 + COVERS_KEPT) * 100) == ((7 + COVERS_KEPT) * 100,)
 
 
+@pytest.mark.parametrize("covered, rested", [
+    ((2,), False),  # a hand crossing the zone
+    ((2, 5), False),  # crossing it twice, apart
+    ((2, 3), True),  # resting over it
+    ((2, 5, 8), False),
+    ((3, 5), True),  # resting, missed by the hand watch in the frame between
+])
+def test_rested_since_tells_a_hand_resting_over_a_zone_from_one_crossing_it(covered, rested):
+    from ducktable.rules.stability import COVERS_KEPT
+
+    tracker = StabilityTracker(window=5, needed=3)
+    for ts in range(1, 11):
+        tracker.update(snapshot_of(ts * 100, {"z": None if ts in covered else ["red-1"]}))
+    assert tracker.rested_since("z", 100) is rested
+    assert tracker.rested_since("z", 100, until=covered[-1] * 100) is False  # the second frame is not before it
+    assert tracker.copy().rested_since("z", 100) is rested
+    for ts in range(11, 12 + COVERS_KEPT):
+        tracker.update(snapshot_of(ts * 100, {"z": None}))
+    assert tracker.rested_since("z", 100) is None  # older frames were let go
+    assert tracker.rested_since("z", (9 + COVERS_KEPT) * 100) is True
+
+
 def test_reads_since_and_a_blank_read_of_a_zone_that_holds_cards():
     """A frame that reads no card where cards settled is told apart from one that reads them,
     and from a covered one; the signature tells such moments apart too."""
