@@ -314,7 +314,9 @@ class StabilityTracker:
         (the hand watch may miss it in a frame between), one crossing it on its way elsewhere
         covers it in one frame. None when such frames may go back further than the
         :data:`COVERS_KEPT` kept."""
-        rests = self._rests.get(name, ())
+        rests = self._rests.get(name)
+        if rests is None:
+            return False
         if len(rests) == COVERS_KEPT and rests[0] > ts:
             return None
         return any(ts < r and (until is None or r < until) for r in rests)
