@@ -1,8 +1,7 @@
 """The still-table gate and the card locator's path through FrameReader (vision/still_gate.py,
 vision/frame_reader.py): a still table repeats a reading only once every card on it is settled,
-a moved card is looked at again, a card the locator missed sends the frame to the edge search
-(which takes the locator's sure name of a card it reads unsurely), and a card it cut so that
-nothing names it is cut again by the edge search once it lies still."""
+a moved card is looked at again, a card the locator missed sends the frame to the edge search,
+and a card it cut so that nothing names it is cut again by the edge search once it lies still."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from ducktable.sim import table_video
 from ducktable.vision.augment import CaptureLook
 from ducktable.vision.calibrate import calibrate_from_markers
 from ducktable.vision.classify import CardClassifier
-from ducktable.vision.detect import Detection, quad_iou
+from ducktable.vision.detect import Detection
 from ducktable.vision.frame_reader import FrameReader
 from ducktable.vision.layout import TableLayout, duck_layout
 from ducktable.vision.locator import CardLocator
@@ -106,40 +105,6 @@ def test_a_card_the_locator_missed_sends_the_frame_to_the_edge_search() -> None:
     assert reader.counts["fallback"] == 1
     assert _labels(seen) == _labels(edges.read(frames[0], 0, 0))
     assert sum(len(labels) for labels in _labels(seen).values()) >= 3
-
-
-def test_a_card_the_edge_search_names_unsurely_takes_the_locators_sure_name() -> None:
-    """The frame goes to the edge search (the locator missed a card), whose cut of another card
-    is read unsurely as another card (as a card cut short where a hand's cards overlap): the
-    locator's sure reading of that card stands for it; the rest is the edge search's."""
-    layout, empty, frames = _table()
-    namer = _UnsureOnEdges()
-    reader = FrameReader(layout, empty, "duck", namer, locator=_Blind(CardLocator.load(threads=1)))
-    edges = FrameReader(layout, empty, "duck", _Counting())
-    seen = reader.read(frames[0], 0, 0)
-    assert reader.counts["fallback"] == 1 and namer.slipped is not None
-    assert _labels(seen) == _labels(edges.read(frames[0], 0, 0))
-    assert all(card.confidence >= FrameReader.SURE for zone in seen.zones.values() for card in zone.cards)
-
-
-class _UnsureOnEdges:
-    """The namer, naming a card the locator found (its second call's, the edge search's, first
-    card over one of the first call's) as another card at 0.05."""
-
-    def __init__(self) -> None:
-        self.name = _Counting()
-        self.calls: list[list[Detection]] = []
-        self.slipped: str | None = None
-
-    def __call__(self, detections: list[Detection]) -> list[tuple[str, float]]:
-        self.calls.append(detections)
-        named = self.name(detections)
-        if len(self.calls) == 2:
-            i = next(i for i, d in enumerate(detections)
-                     if any(quad_iou(d.quad, located.quad) >= 0.8 for located in self.calls[0]))
-            self.slipped = "duck/yellow-3" if named[i][0] != "duck/yellow-3" else "duck/yellow-4"
-            named[i] = (self.slipped, 0.05)
-        return named
 
 
 def test_an_unnamed_card_lying_still_is_cut_again_by_the_edge_search_alone() -> None:
