@@ -67,11 +67,6 @@ class FrameReader:
     SETTLED = 5
     """Fresh readings of a card in a row that must agree before its name is kept without a
     look (the stability tracker's window is 5 frames, of which 3 must agree)."""
-    SURE = 0.9
-    """A card named at least this surely is one the rules rest events on (DUCK's threshold);
-    below it, another outline of the same card that names it surely is preferred."""
-    SAME_CARD_IOU = 0.5
-    """Two outlines overlapping this much are taken for the same card."""
     RECUT_IOU = 0.3
     """How much an edge-map card must overlap an unnamed card of the locator's to stand for it
     (an outline that took a side of the neighbour still covers most of its own card)."""
@@ -113,7 +108,7 @@ class FrameReader:
         reading = self._read_by_locator(frame, detail, self.locator, self.classify, fresh_all=refresh)
         if reading.doubtful():
             self.counts["fallback"] += 1
-            reading = self._surer_of(self._read_by_edges(frame, detail, None), reading, frame)
+            reading = self._read_by_edges(frame, detail, None)
         else:
             reading = self._recut_unnamed(frame, detail, reading, self.classify)
         self._gate.keep(small)
@@ -222,26 +217,6 @@ class FrameReader:
         cards = [*named, *unnamed_elsewhere, *still_unnamed, *replaced]
         seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
         return _Reading(zone_reads(self.layout, seen, reading.covered), cards, reading.covered, reading.hands)
-
-    def _surer_of(self, edges: _Reading, located: _Reading, frame: np.ndarray) -> _Reading:
-        """The edge-map reading that stands in for a doubtful locator reading, with each card it
-        could not name surely (below :data:`SURE`) replaced by the one card the locator found
-        over it (IoU at least :data:`SAME_CARD_IOU`) and named surely. The edge-map search can
-        cut a card short where cards overlap (a hand spread on the table), and the classifier
-        then reads a squeezed digit; the locator's outline of the same card is already named."""
-        from .detect import quad_iou
-
-        sure = [c for c in located.cards if c.label != UNKNOWN and c.confidence >= self.SURE]
-        cards = list(edges.cards)
-        replaced = False
-        for i, card in enumerate(cards):
-            if card.label != UNKNOWN and card.confidence >= self.SURE:
-                continue
-            over = [c for c in sure if quad_iou(c.quad, card.quad) >= self.SAME_CARD_IOU]
-            if len(over) == 1 and all(quad_iou(over[0].quad, other.quad) < self.SAME_CARD_IOU
-                                      for j, other in enumerate(cards) if j != i):
-                cards[i], replaced = over[0], True
-        return self._zoned(frame, cards) if replaced else edges
 
     def _lies_still(self, quad: np.ndarray) -> bool:
         """Nothing changed around ``quad`` since the last full reading, and no hand is near it."""
