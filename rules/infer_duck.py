@@ -451,15 +451,17 @@ class DuckInferrer(Inferrer):
     def _look_alike_draw(self, state: DuckState, table: StabilityTracker, look_alike: list[str],
                          zones: list[str], read: list[str], next_played: int | None = None) -> Inference:
         """A neighbour's pile with two equal cards on top looks the same after a take, so the
-        hand decides: which of that pile and the draw pile did a hand reach over after the play,
-        and before the next player's play reached their pile (``next_played``: a reach after
-        that is their own draw)? Such a pile that reads as its top card rests on no change, so
+        hand decides: which of that pile and the draw pile did a hand reach over after the play
+        (for a play a person entered, after the mover's pile was first read with its top), and
+        before the next player's play reached their pile (``next_played``: a reach after that is
+        their own draw)? Such a pile that reads as its top card rests on no change, so
         whether a hand made its last change (a digit read one way and then back) says nothing."""
         t = state.turn
         seats = {source: state.left(t) if source == "left" else state.right(t) for source in look_alike}
         piles = {source: seat_zone(n, DISCARD) for source, n in seats.items()}
-        reached = [source for source in look_alike if self._reached(table, piles[source], next_played)]
-        deck_reached = self._reached(table, middle_zone("draw"), next_played)
+        played = self._played_ts if self._played_ts >= 0 else table.settled(seat_zone(t, DISCARD)).first_seen_ts
+        reached = [source for source in look_alike if self._reached(table, piles[source], played, next_played)]
+        deck_reached = self._reached(table, middle_zone("draw"), played, next_played)
         same = [piles[source] for source, n in seats.items() if self._top(table, n) == state.seats[n].pile[-1]]
         read = [zone for zone in read if zone not in same]
         unclear = self._unclear(table, same)
@@ -474,12 +476,13 @@ class DuckInferrer(Inferrer):
         return self._inference(table, Event("draw", t, {"pile": "deck"}), zones,
                                "a hand reached over the draw pile only", doubt, read)
 
-    def _reached(self, table: StabilityTracker, zone: str, until: int | None) -> bool:
-        """Whether a hand rested over ``zone`` (two frames in a row, see
-        :meth:`~ducktable.rules.stability.StabilityTracker.rested_since`) after the mover's play
-        and before ``until``; where those frames are not all kept, whether it covered it at all."""
-        rested = table.rested_since(zone, self._played_ts, until)
-        return table.covered_since(zone, self._played_ts) if rested is None else rested
+    @staticmethod
+    def _reached(table: StabilityTracker, zone: str, since: int, until: int | None) -> bool:
+        """Whether a hand rested over ``zone`` (two frames of three in a row, see
+        :meth:`~ducktable.rules.stability.StabilityTracker.rested_since`) after ``since`` and
+        before ``until``; where those frames are not all kept, whether it covered it at all."""
+        rested = table.rested_since(zone, since, until)
+        return table.covered_since(zone, since) if rested is None else rested
 
     def _reveal(self, state: DuckState, table: StabilityTracker) -> Inference | None:
         hands: list[list[str]] = []

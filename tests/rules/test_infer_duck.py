@@ -776,6 +776,28 @@ def test_DUCK_A4_a_hand_resting_over_one_source_and_crossing_the_other_decides_a
     assert table.kinds()[-2:] == [("draw", 0, {"pile": pile}), ("play", 1, {"cards": ["red-1"]})]
 
 
+def test_DUCK_A4_a_look_alike_draw_after_a_play_a_person_entered_counts_hands_from_the_pile_read():
+    """Model-mode DUCK seeds 11, 12, 17, 18: the mover's play was entered by the person (no
+    camera time), and every hand since the deal counted for the draw after it, the deck's too.
+    The hands that count are those after the mover's pile was first read with its new top."""
+    table = dealt()
+    table.lay(s1_discard=["blue-7"])
+    for seat, card in ((2, "red-2"), (0, "yellow-3"), (1, "yellow-1"), (2, "red-2")):
+        table.lay_zones({f"s{seat}_reveal": [card]})
+        stack(table, seat, card)
+    deck: dict[str, list[str] | None] = {"middle_draw": None}
+    table.glimpse(deck, deck)  # seat 2 draws from the deck
+    assert table.follower.confirm(Event("draw", 2, {"pile": "deck"})).ok  # entered by the person,
+    assert table.follower.confirm(Event("play", 0, {"cards": ["blue-3"]})).ok  # ... and the play
+    table.lay(s0_discard=["blue-3"])
+    hand: dict[str, list[str] | None] = {"s2_discard": None}
+    table.glimpse(hand, hand)  # seat 0 takes the top red-2 of seat 2's pile (its right)
+    table.lay(s1_reveal=["red-1"])
+    stack(table, 1, "red-1")
+    assert table.follower.pending is None
+    assert table.kinds()[-2:] == [("draw", 0, {"pile": "right"}), ("play", 1, {"cards": ["red-1"]})]
+
+
 @pytest.mark.parametrize("shown, play", [
     ([], ["yellow-3"]),
     (["yellow-1", "yellow-2", UNKNOWN], ["yellow-1", "yellow-2", "yellow-3"]),
