@@ -45,8 +45,9 @@ class FrameReader:
 
     The stability tracking downstream trusts a card once several frames agree on it, so a
     repeated reading must never stand in for those frames: a card keeps its name without a new
-    look only once :data:`SETTLED` readings of it in a row, each classified afresh, agreed; on a
-    still frame the cards not yet settled are cut from it and classified afresh. Every
+    look only once :data:`SETTLED` readings of it in a row, each classified afresh, agreed
+    surely (:data:`SURE`); on a still frame the cards not yet settled are cut from it and
+    classified afresh. Every
     :data:`FULL_EVERY` frames the frame is searched and every card classified afresh (a misread
     can then be mended by what later frames show). Where the locator's reading is in doubt - a
     zone said covered where no hand is (a patch no card it found explains: a card it missed) -
@@ -67,6 +68,11 @@ class FrameReader:
     SETTLED = 5
     """Fresh readings of a card in a row that must agree before its name is kept without a
     look (the stability tracker's window is 5 frames, of which 3 must agree)."""
+    SURE = 0.9
+    """A reading less sure than this does not count toward :data:`SETTLED`: a card named
+    unsurely frame after frame is looked at afresh in every frame, never repeated. (At 1280 x
+    720 a DUCK start card yellow 1, named a 6 five times unsurely and then once at 0.96, was
+    repeated at 0.96 for eight frames, and the deal recorded as a 6.)"""
     RECUT_IOU = 0.3
     """How much an edge-map card must overlap an unnamed card of the locator's to stand for it
     (an outline that took a side of the neighbour still covers most of its own card)."""
@@ -129,7 +135,7 @@ class FrameReader:
             assert truth is not None, "without a classifier the true shot gives the labels"
             labels = [self._true_label(d.quad, truth) for d in found]
         t2 = time.perf_counter()
-        cards = [_Named(d.quad, d.area, name, conf, _agreed(self._same_card(d), name, fresh=True))
+        cards = [_Named(d.quad, d.area, name, conf, _agreed(self._same_card(d), name, conf, fresh=True))
                  for d, (name, conf) in zip(found, labels, strict=True)]
         reading = self._zoned(frame, cards)
         self.seconds["detect"] += t1 - t0
@@ -155,7 +161,7 @@ class FrameReader:
                 found[i], labels[i] = d, label  # (a second look may cut the card anew)
         t2 = time.perf_counter()
         asked_now = set(fresh)
-        cards = [_Named(d.quad, d.area, label[0], label[1], _agreed(card, label[0], fresh=i in asked_now))
+        cards = [_Named(d.quad, d.area, label[0], label[1], _agreed(card, label[0], label[1], fresh=i in asked_now))
                  for i, (d, card, label) in enumerate(zip(found, before, labels, strict=True))
                  if label is not None]  # (every one by now)
         carried = [] if fresh_all else self._carried(cards)
@@ -207,7 +213,8 @@ class FrameReader:
             self.counts["classified"] += len(found)
             for d, (name, conf) in zip(found, classify(found), strict=True):
                 if name != UNKNOWN:
-                    replaced.append(_Named(d.quad, d.area, name, conf, _agreed(self._same_card(d), name, fresh=True)))
+                    agreed = _agreed(self._same_card(d), name, conf, fresh=True)
+                    replaced.append(_Named(d.quad, d.area, name, conf, agreed))
             self.seconds["detect"] += t1 - t0
             self.seconds["classify"] += time.perf_counter() - t1
         if not replaced:
@@ -246,7 +253,7 @@ class FrameReader:
             asked.append(Detection(quad, crop_card(source, in_source), 1.0, last.cards[i].area, source, in_source))
         cards = list(last.cards)
         for i, d, (name, conf) in zip(unsettled, asked, classify(asked), strict=True):
-            cards[i] = _Named(d.quad, d.area, name, conf, _agreed(last.cards[i], name, fresh=True))
+            cards[i] = _Named(d.quad, d.area, name, conf, _agreed(last.cards[i], name, conf, fresh=True))
         self.counts["classified"] += len(asked)
         self.counts["kept"] += len(cards) - len(asked)
         seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
@@ -301,12 +308,13 @@ class FrameReader:
         return (cards[k], 0.95) if dist[k] < 30 else (UNKNOWN, 0.1)
 
 
-def _agreed(before: _Named | None, label: str, *, fresh: bool) -> int:
+def _agreed(before: _Named | None, label: str, confidence: float, *, fresh: bool) -> int:
     """Fresh readings in a row that named the card ``label``: one more than ``before`` had
-    when it is the same card, named the same, looked at afresh now."""
+    when it is the same card, named the same, looked at afresh now, and surely
+    (:attr:`FrameReader.SURE`; an unknown card's agreement counts as it is)."""
     if before is None or before.label != label:
         return 1
-    return before.agreed + fresh
+    return before.agreed + (fresh and (label == UNKNOWN or confidence >= FrameReader.SURE))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The still-table gate and the card locator's path through FrameReader (vision/still_gate.py,
-vision/frame_reader.py): a still table repeats a reading only once every card on it is settled,
-a moved card is looked at again, a card the locator missed sends the frame to the edge search,
-and a card it cut so that nothing names it is cut again by the edge search once it lies still."""
+vision/frame_reader.py): a still table repeats a reading only once every card on it is settled
+(named surely), a moved card is looked at again, a card the locator missed sends the frame to
+the edge search, and a card it cut so that nothing names it is cut again by the edge search once
+it lies still."""
 
 from __future__ import annotations
 
@@ -95,6 +96,35 @@ def test_a_still_table_is_classified_until_settled_then_repeated() -> None:
     assert reader.counts["still"] == FrameReader.FULL_EVERY - 2
     reader.read(frames[0], 67 * 99, 99)  # a second on: every card classified afresh again
     assert namer.asked == before + cards
+
+
+def test_a_card_named_unsurely_is_looked_at_afresh_in_every_still_frame() -> None:
+    """`bench reader` seed 0: a start card named unsurely in five frames, then once surely, was
+    repeated from that one reading frame after frame (the tracker took eight sure reads of it).
+    A reading below FrameReader.SURE never counts toward settling."""
+    layout, empty, frames = _table()
+    namer = _Unsure()
+    reader = FrameReader(layout, empty, "duck", namer, locator=CardLocator.load(threads=1))
+    reader.read(frames[0], 0, 0)
+    for i in range(1, FrameReader.FULL_EVERY - 1):  # still frames
+        before = namer.named_asked
+        seen = reader.read(frames[i % 2], 67 * i, i)
+        named = sum(1 for zone in seen.zones.values() for card in zone.cards if card.label != UNKNOWN)
+        assert named >= 3 and namer.named_asked - before == named
+    assert reader.counts["still"] == FrameReader.FULL_EVERY - 2
+
+
+class _Unsure:
+    """The shipped namer, every card it names named at 0.6; counts the named cards asked."""
+
+    def __init__(self) -> None:
+        self.name = _Counting()
+        self.named_asked = 0
+
+    def __call__(self, detections: list[Detection]) -> list[tuple[str, float]]:
+        named = [(label, 0.6 if label != UNKNOWN else conf) for label, conf in self.name(detections)]
+        self.named_asked += sum(label != UNKNOWN for label, _ in named)
+        return named
 
 
 def test_a_card_the_locator_missed_sends_the_frame_to_the_edge_search() -> None:
