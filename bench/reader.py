@@ -3,7 +3,8 @@
 Why this module exists: the camera must keep up with a real table on one Pi core, and a card
 laid must reach the phones soon after it lies there plainly. This plays a rendered DUCK game
 (:mod:`ducktable.sim.table_video`, every picture through a camera's capture:
-:mod:`ducktable.vision.augment`) at 1280 x 720 into two of ``run``'s own readers
+:mod:`ducktable.vision.augment`), taken as the Pi camera's main stream takes them (1920 x 1080
+by default: ``device.camera.PiCameraSource``) and read at 1280 x 720, into two of ``run``'s own readers
 (:class:`~ducktable.vision.reader.CameraTableReader`), the edge-map search's and the card
 locator's, in one process on one core, taking turns frame by frame (which goes first alternates),
 so both see the same machine load. Each reader has its own copy of the match as the store holds
@@ -69,6 +70,11 @@ NEWS_AHEAD = 2
 """How many true events not yet recorded the reader's news is matched against."""
 SLOWEST = 4
 """Events listed stage by stage under the figures, the slowest first."""
+CAPTURE = (1920, 1080)
+"""The pictures' size: the Pi camera's main stream (``device.camera.PiCameraSource``). ``run``
+reads them at 1280 x 720 and cuts the cards from the full picture; pictures taken at 1280 x 720
+give cards 50 px wide, whose yellow digits neither the classifier nor the digit reader was
+measured at."""
 HOLD = 15
 """Video frames the table stays still after each change (a second): people do not play three
 moves a second, and a reader that drops frames needs a table that holds still to see it."""
@@ -171,6 +177,7 @@ class ReaderBench:
     recall: dict[str, int] = field(default_factory=lambda: {"cards": 0, "edges": 0, "network": 0})
     """True cards on the frames looked at for recall (:data:`RECALL_EVERY`), and how many of
     them each detector found alone."""
+    capture: tuple[int, int] = CAPTURE
     reader_rss_mb: float = 0.0
     """Peak RSS of a process that only reads the clip's first frames with the locator's reader
     (what ``ducktable run``'s camera side holds, without the renderer and the other reader)."""
@@ -267,7 +274,7 @@ def decidable_ms(game: Any, shots: Sequence[Shot]) -> dict[int, int]:
 
 def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None = 900,
         hold: int = HOLD, every_frame: bool = False, classifier: Any = None, pin_core: bool = True,
-        progress: Callable[[str], None] | None = None) -> ReaderBench:
+        capture: tuple[int, int] = CAPTURE, progress: Callable[[str], None] | None = None) -> ReaderBench:
     """Play ``frames`` frames (None: all) of DUCK game ``seed`` from frame ``first`` into both
     readers (see the module notes) and measure them."""
     from ducktable.vision.classify import CardClassifier
@@ -285,11 +292,12 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
     decidable = decidable_ms(game, shots)
     layout = duck_layout(players)
     look = CaptureLook.random(np.random.default_rng([seed, 0xCA97]))
-    renderer = TableRenderer("duck", layout, seed, look=look)
+    renderer = TableRenderer("duck", layout, seed, look=look, capture_size=capture)
     empty, _ = reading_view(renderer.empty_picture())
     classifier = classifier or CardClassifier.load(threads=1)
     locator = CardLocator.load(threads=1)
-    bench = ReaderBench(seed, players, first, len(clip), total, hold, every_frame, cpu, os.getloadavg())
+    bench = ReaderBench(seed, players, first, len(clip), total, hold, every_frame, cpu, os.getloadavg(),
+                        capture=capture)
     g = make_game("duck", game.options)
     truth = [g.public_event(e) for e in game.events]
     with tempfile.TemporaryDirectory(prefix="ducktable-bench-reader-") as folder:
@@ -316,7 +324,9 @@ def run(*, seed: int = 0, players: int = 3, first: int = 0, frames: int | None =
             if n < RSS_FRAMES:
                 cv2.imwrite(str(pictures / f"{n:05d}.jpg"), picture, [cv2.IMWRITE_JPEG_QUALITY, 95])
             if n % RECALL_EVERY == 0 and not shot.covered:
-                _count_found(bench.recall, picture, renderer.card_quads(shot), locator)
+                view = reading_view(picture)[0]
+                to_view = np.float32(view.shape[1] / picture.shape[1])
+                _count_found(bench.recall, view, [q * to_view for q in renderer.card_quads(shot)], locator)
             arrives_next = clip[n + 1].ts if n + 1 < len(clip) else float("inf")
             for lane in (lanes if n % 2 == 0 else lanes[::-1]):
                 lane.step(_Frame(picture, float(shot.ts)), shot, arrives_next, every_frame, truth, clear,
@@ -478,7 +488,8 @@ def report(bench: ReaderBench) -> str:
     how = "every frame read (queued)" if bench.every_frame else "the newest frame when free"
     lines = [
         f"reader bench: DUCK seed {bench.seed}, {bench.players} players, frames {bench.first}-{last} "
-        f"of {bench.total_frames} (1280x720, camera-like, 15 fps video, the table still {bench.hold} "
+        f"of {bench.total_frames} ({bench.capture[0]}x{bench.capture[1]} read at 1280x720, camera-like, "
+        f"15 fps video, the table still {bench.hold} "
         f"frames after each change; {how})",
         f"one core: {'cpu ' + str(bench.cpu) if bench.cpu is not None else 'not pinned'}; load average "
         f"{bench.load_before[0]:.2f} before, {bench.load_after[0]:.2f} after",

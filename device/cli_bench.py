@@ -151,17 +151,22 @@ def _reader_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--every-frame", action="store_true",
                    help="both readers read every frame, queued (default: each reads the newest "
                         "frame when it is free, as `ducktable run` does)")
+    p.add_argument("--capture", default="1920x1080", metavar="WxH",
+                   help="the pictures' size, read at 1280x720 (default 1920x1080: the Pi camera's main stream)")
 
 
 def _run_reader(args: argparse.Namespace) -> int:
     from ducktable.bench import reader as bench
     from ducktable.vision.classify import ModelError
 
+    from .cli_table import capture_size
+
     if args.first < 0 or args.frames < 0:
         raise UserError("--first and --frames must not be negative")
     try:
         figures = bench.run(seed=args.seed, players=args.players, first=args.first,
                             frames=args.frames or None, every_frame=args.every_frame,
+                            capture=capture_size(args.capture),
                             progress=lambda line: print(f"... {line}", file=sys.stderr, flush=True))
     except ModelError as exc:
         raise UserError(str(exc)) from None

@@ -183,7 +183,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _size(text: str) -> tuple[int, int]:
+def capture_size(text: str) -> tuple[int, int]:
     """``WxH`` (e.g. 1920x1080) as two whole numbers, or UserError."""
     try:
         width, height = (int(part) for part in text.lower().split("x"))
@@ -218,7 +218,7 @@ def cmd_replay_video(args: argparse.Namespace) -> int:
                                   or args.capture or args.clean_frames):
         raise UserError("--max-frames, --write-frames, --snapshots, --capture and --clean-frames need "
                         "--mode truth or model")
-    capture = _size(args.capture) if args.capture else None
+    capture = capture_size(args.capture) if args.capture else None
     kinds = game_replays.GAMES if args.game == "all" else (args.game,)
     card_games = game_replays.CARD_GAMES if args.game == "all" else kinds  # the options only the card games take
     try:

@@ -22,7 +22,7 @@ def test_the_bench_prints_its_figures_and_both_readers_record_the_same_events(
     # seed 7: a game whose deal, first play and first draw the shipped classifier reads right
     assert main(["bench", "reader", "--seed", "7", "--frames", "80", "--every-frame"]) == 0
     out = capsys.readouterr().out
-    assert "frames 0-79 of" in out and "load average" in out
+    assert "frames 0-79 of" in out and "(1920x1080 read at 1280x720" in out and "load average" in out
     assert _row(out, "frames read") == ["80", "80"]
     for name in ("CPU ms per frame, median", "CPU ms per frame, p95", "sustained fps (1000 / mean ms)",
                  "first clear frame -> store, p50 ms", "first clear frame -> store, p95 ms"):
@@ -63,6 +63,12 @@ def test_a_clip_past_the_end_is_a_one_line_error(capsys: pytest.CaptureFixture[s
     assert main(["bench", "reader", "--first", "999999"]) == 2
     err = capsys.readouterr().err
     assert "nothing from frame 999999 on" in err and "Traceback" not in err
+
+
+def test_a_capture_size_that_is_no_size_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "reader", "--capture", "1920x"]) == 2
+    err = capsys.readouterr().err
+    assert "--capture wants a size like 1920x1080" in err and "Traceback" not in err
 
 
 def test_a_deal_after_a_reveal_is_timed_from_its_own_start_card_not_from_the_reveals_hands() -> None:
