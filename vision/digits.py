@@ -61,11 +61,11 @@ READER_DOUBTS = 0.95
 """The reader's card-level probability of another digit from which a sure classifier's name is
 made unsure, so that what rests on it is asked. On held-out yellow crops (the three sets of
 :data:`AGREED_SURE`), where the reader contradicted a sure classifier at 0.95 or more, the
-reader was right 140 times of 141 (104 of 104 at 0.99 or more). At 0.99 a DUCK start card read at 1280 x 720
-(`bench reader`, seed 0: cards 50 px wide) was recorded wrong: the classifier named the yellow 1
-a 6 at 0.96-1.0 in frame after frame, the reader read a 1 at 0.95-1.0. The hands of a DUCK round
-end (model-mode seed 16) held a yellow 2 the classifier named a 3 at 0.98 and the reader a 2 at
-1.0."""
+reader was right 140 times of 141 (104 of 104 at 0.99 or more). With 0.99 here, a DUCK start
+card in pictures taken at 1280 x 720 (`bench reader` seed 0, cards 50 px wide) was recorded
+wrong: the classifier named the yellow 1 a 6 at 0.96-1.0 frame after frame, the reader read a 1
+at 0.95-1.0. The hands of a DUCK round end (model-mode seed 16) held a yellow 2 the classifier
+named a 3 at 0.98 and the reader a 2 at 1.0."""
 AGREED_SURE = 0.95
 """The reader's card-level probability from which, reading the digit an unsure classifier named,
 it makes that name sure (the reader's probability becomes the card's). Classifier below 0.9 and

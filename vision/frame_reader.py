@@ -47,16 +47,15 @@ class FrameReader:
     repeated reading must never stand in for those frames: a card keeps its name without a new
     look only once :data:`SETTLED` readings of it in a row, each classified afresh, agreed
     surely (:data:`SURE`); on a still frame the cards not yet settled are cut from it and
-    classified afresh. Every
-    :data:`FULL_EVERY` frames the frame is searched and every card classified afresh (a misread
-    can then be mended by what later frames show). Where the locator's reading is in doubt - a
-    zone said covered where no hand is (a patch no card it found explains: a card it missed) -
-    the frame is searched again by the edge-map search, and that reading stands; a settled card
-    found so stays in later readings while nothing changes around it. A card the locator found
-    but nothing names, lying still with no hand near, is cut again by the edge-map search, and
-    only the named cards cut over it stand in for it. The snapshots go to the
-    same stability tracking and rules engine either way: this only spares work, it never makes
-    an event.
+    classified afresh. Every :data:`FULL_EVERY` frames the frame is searched and every card
+    classified afresh (a misread can then be mended by what later frames show). Where the
+    locator's reading is in doubt - a zone said covered where no hand is (a patch no card it
+    found explains: a card it missed) - the frame is searched again by the edge-map search, and
+    that reading stands; a settled card found so stays in later readings while nothing changes
+    around it. A card the locator found but nothing names, lying still with no hand near, is cut
+    again by the edge-map search, and only the named cards cut over it stand in for it. The
+    snapshots go to the same stability tracking and rules engine either way: this only spares
+    work, it never makes an event.
     """
 
     REUSE_PX = 3.0
