@@ -26,13 +26,15 @@ import numpy as np
 from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.card_index import IndexReader, Read, as_views
 from ducktable.vision.enroll import IMAGE_SUFFIXES, CardFinder, enrollable, found_card
-from ducktable.vision.features import CardFeatures, PhotoDeck, ink_layouts
+from ducktable.vision.features import RETAKES, CardFeatures, PhotoDeck, ink_layouts, retaken
 from ducktable.vision.photo_finder import MAX_HIDDEN_TO_NAME, find_photo_cards, nameable
 
 KS = (1, 2, 5)
 INDEX_TIMED = 50
 """Crops on which one second look at the index is timed."""
 TARGETS = {"right": 0.99, "wrong": 0.005, "unknown_rejected": 0.99, "found": 0.99}
+RETAKE_SEED = 1234
+"""Seeds each crop's re-photographed copies, with the crop's row."""
 
 
 @dataclass
@@ -57,6 +59,10 @@ class Photos:
     the crop as it is then turned half way; None leaves the index's second look out."""
     index_ms: float = 0.0
     """Milliseconds one second look at the index costs (both corners, one box)."""
+    retakes: np.ndarray | None = None
+    """Per crop, the embeddings of its re-photographed copies as enrolment makes them
+    (:func:`~ducktable.vision.features.retaken`: crops x copies x features, the copies then
+    their half-turned twins); None enrols the photos alone."""
 
     def hidden_share(self, row: int) -> float:
         return float(self.hidden[row]) if len(self.hidden) else 0.0
@@ -70,7 +76,8 @@ class Photos:
 
     def deck_of(self, chosen: Mapping[str, list[int]]) -> PhotoDeck:
         """A photo deck enrolled from the ``chosen`` rows of each label as enrolment makes one:
-        each photo and its half-turned twin, with their ink layouts and index reads where read."""
+        each photo and its half-turned twin, with their ink layouts and index reads where read,
+        and the photos' re-photographed copies where made."""
         views = {label: np.vstack([self.embeddings[rows], self.turned[rows]]) for label, rows in chosen.items()}
         layouts = None
         if self.layouts is not None and self.turned_layouts is not None:
@@ -78,7 +85,12 @@ class Photos:
                        for label, rows in chosen.items()}
         reads = ({label: self.view_reads(rows) for label, rows in chosen.items()}
                  if self.index_reads is not None else None)
-        return PhotoDeck.fit(views, layouts, reads)
+        retakes = None
+        if self.retakes is not None:
+            half = self.retakes.shape[1] // 2
+            retakes = {label: np.vstack([self.retakes[rows, :half], self.retakes[rows, half:]])
+                       for label, rows in chosen.items()}
+        return PhotoDeck.fit(views, layouts, reads, retakes)
 
     def reader_of(self, deck: PhotoDeck, rows: Sequence[int],
                   looked: Counter[str] | None = None) -> Callable[[int], list[Read]] | None:
@@ -129,9 +141,11 @@ class Outcome:
 
 def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
                 find: CardFinder | None = None, index: IndexReader | None = None,
-                progress: Callable[[str], None] | None = None) -> Photos:
-    """Find and embed the card of every photo under ``folder/<label>/``, and read its index in
-    every box with ``index`` where given."""
+                progress: Callable[[str], None] | None = None, retakes: int = RETAKES) -> Photos:
+    """Find and embed the card of every photo under ``folder/<label>/``, read its index in
+    every box with ``index`` where given, and embed ``retakes`` re-photographed copies of it
+    for enrolment (0: none, for photos that are only named; each crop's copies seeded by its
+    place in the folder)."""
     find = find or find_photo_cards
     labels: list[str] = []
     cut: list[np.ndarray] = []
@@ -174,10 +188,14 @@ def read_folder(folder: Path, features: CardFeatures, *, crops: bool = False,
         for crop in cut[:INDEX_TIMED]:
             index.corner_reads(crop, boxes=(0,))
         index_ms = 1000 * (time.perf_counter() - started) / max(min(len(cut), INDEX_TIMED), 1)
+    again = None
+    if retakes and cut:
+        again = np.stack([features.embed(retaken(crop, np.random.default_rng([RETAKE_SEED, row]), retakes))
+                          for row, crop in enumerate(cut)])
     return Photos(labels, embeddings, turned, files, not_found,
                   1000 * find_s / max(files, 1), 1000 * embed_s / max(len(cut), 1),
                   np.array(hidden, np.float64), ink_layouts(cut), ink_layouts(turned_cut),
-                  reads, index_ms)
+                  reads, index_ms, again)
 
 
 def crops_of(folder: Path, *, crops: bool = False, limit: int = 60,

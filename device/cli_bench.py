@@ -317,7 +317,7 @@ def _run_photos(args: argparse.Namespace) -> int:
             features, photos.crops_of(folders[0], crops=args.crops, limit=args.speed))))
     if args.other:
         others = photos.read_folder(folders[1], features, crops=args.other_crops, index=index,
-                                    progress=say)
+                                    progress=say, retakes=0)
         outcome = photos.another_printing(read, others, 2, rounds=args.rounds, seed=args.seed)
         wrong = outcome.strangers_named - outcome.strangers_as_themselves
         print(f"  photos of {folders[1]} after enrolling 2 photos per label of {folders[0]}: "

@@ -43,6 +43,7 @@ from ducktable.vision.features import (
     CardFeatures,
     PhotoDeck,
     enrolment_layouts,
+    enrolment_retakes,
     enrolment_views,
 )
 from ducktable.vision.photo_finder import FoundCard, find_photo_cards
@@ -237,8 +238,10 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
                  reads: Mapping[str, Sequence[Sequence[Read]]] | None = None) -> Path:
     """Embed every crop and store the deck's prototypes (``prototypes`` where the caller has
     them already), its photo deck (:class:`~ducktable.vision.features.PhotoDeck`, from
-    ``views`` and index ``reads`` where the caller has them already) and the crops themselves as PNG files in
-    ``crops/``, so the user can see what was taken for each card; returns the deck folder."""
+    ``views`` and index ``reads`` where the caller has them already, and ``seed``-ed
+    re-photographed copies of the crops: :func:`~ducktable.vision.features.enrolment_retakes`)
+    and the crops themselves as PNG files in ``crops/``, so the user can see what was taken
+    for each card; returns the deck folder."""
     if prototypes is None:
         qualified = {qualified_label(deck, label): crops for label, crops in crops_by_label.items()}
         prototypes = deck_prototypes(classifier, qualified, np.random.default_rng(seed))
@@ -255,11 +258,13 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     deck_dir = Path(prototypes_dir) / deck
     write_deck_prototypes(deck_dir, prototypes, info)
     usable = {label: crops for label, crops in crops_by_label.items() if crops}
+    features = CardFeatures.load()
     if views is None:
-        views = enrolment_views(CardFeatures.load(), usable)
+        views = enrolment_views(features, usable)
     if reads is None:
         reads = enrolment_reads(IndexReader.load(), usable)
-    PhotoDeck.fit(views, enrolment_layouts(usable), reads).save(deck_dir / PHOTO_DECK_FILE)
+    retakes = enrolment_retakes(features, usable, seed)
+    PhotoDeck.fit(views, enrolment_layouts(usable), reads, retakes).save(deck_dir / PHOTO_DECK_FILE)
     shown = deck_dir / "crops"
     shown.mkdir(exist_ok=True)
     for old in shown.glob("*.png"):
