@@ -14,8 +14,9 @@ what must not count, so the enrolled views' within-card scatter is whitened away
 numpy): on real photographs of a 52-card deck, two photos per card, the nearest view alone
 named 98.3% right and whitened 99.8%, before any rejection (today's figures, with rejection:
 docs/benchmarks.md). Two photos of a card show little of that scatter, so re-photographed
-copies of each photo add to it (:data:`RETAKES`). A crop is named by its closest enrolled view when that view is close
-enough and no other card is nearly as close; otherwise it is ``unknown``.
+copies of each photo add to it (:data:`RETAKES`). A crop is named by its closest enrolled view
+when that view is close enough and no other card is nearly as close; otherwise it is
+``unknown``.
 """
 
 from __future__ import annotations
