@@ -42,7 +42,10 @@ from ducktable.vision.detect import crop_card, detect_cards
 from ducktable.vision.detect_shapes import _order_portrait
 from ducktable.vision.photo_rectangles import (
     outline_support,
+    outward_normal,
+    perimeter_share,
     rectangle_guesses,
+    short_side,
     side_support,
     spill_beyond,
     spill_per_side,
@@ -302,7 +305,7 @@ def _covered_card(guessed: Guessed, shape: tuple[int, int], lab: np.ndarray) -> 
             continue
         drawn = _border(region, shape)
         followed, seen = side_support(guesses, drawn)
-        outlined = (followed * seen).sum(axis=1) / np.maximum(1e-9, seen.sum(axis=1))
+        outlined = perimeter_share(followed, seen)
         filled_region = np.zeros(shape, np.uint8)
         cv2.drawContours(filled_region, [region], -1, 255, -1)
         checked = 0
@@ -360,9 +363,8 @@ def _refitted(quad: np.ndarray, region: np.ndarray) -> np.ndarray:
     fitted = _fitted_to_outline(quad, region)
     if fitted is None or not _near_right_angles(fitted) or not HELD_ASPECT[0] <= _aspect(fitted) <= ASPECT[1]:
         return quad
-    short = min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
     moved = float(np.linalg.norm(fitted - quad, axis=1).max())
-    return fitted if moved <= REFIT_MOVE * short else quad
+    return fitted if moved <= REFIT_MOVE * short_side(quad) else quad
 
 
 def _left_out(quad: np.ndarray, region: np.ndarray, border: np.ndarray, lab: np.ndarray) -> tuple[float, float]:
@@ -376,16 +378,11 @@ def _left_out(quad: np.ndarray, region: np.ndarray, border: np.ndarray, lab: np.
     area = int(np.count_nonzero(inside))
     left = (inside > 0) & (region == 0)
     filled = 1.0 - np.count_nonzero(left) / max(1, area)
-    centre = quad.mean(axis=0)
-    short = min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
-    reach = max(3.0, 0.08 * short)
+    reach = max(3.0, 0.08 * short_side(quad))
     table: list[tuple[int, np.ndarray]] = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
-        normal = np.array([a[1] - b[1], b[0] - a[0]], np.float64)
-        normal /= max(1e-9, float(np.linalg.norm(normal)))
-        if np.dot((a + b) / 2 - centre, normal) < 0:
-            normal = -normal
+        normal = outward_normal(quad, i)
         for t in (np.arange(24) + 0.5) / 24:
             p = a + (b - a) * t
             x, y = int(round(p[0])), int(round(p[1]))

@@ -126,27 +126,10 @@ def _pairs(sides: list[float], span: tuple[float, float] | None = None
             yield (side - length, side)
 
 
-def outline_support(quads: np.ndarray, border: np.ndarray, samples: int = 24) -> np.ndarray:
-    """For each of ``quads`` (n x 4 x 2), the share of its perimeter inside the picture that
-    falls on ``border`` (a mask of the region's outline, widened by a pixel or two); sides
-    outside the picture count for nothing either way."""
-    h, w = border.shape
-    t = (np.arange(samples) + 0.5) / samples
-    start = quads[:, :, None, :]
-    end = np.roll(quads, -1, axis=1)[:, :, None, :]
-    along = (start + (end - start) * t[None, None, :, None]).reshape(len(quads), -1, 2)
-    x = np.round(along[..., 0]).astype(np.int64)
-    y = np.round(along[..., 1]).astype(np.int64)
-    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    on = np.zeros(x.shape, bool)
-    on[inside] = border[y[inside], x[inside]] > 0
-    return on.sum(axis=1) / np.maximum(1, inside.sum(axis=1))
-
-
 def side_support(quads: np.ndarray, border: np.ndarray, samples: int = 24) -> tuple[np.ndarray, np.ndarray]:
     """For each side of each of ``quads`` (n x 4 x 2): the share of its samples inside the
-    picture that fall on ``border``, and the share of its samples inside the picture (both
-    n x 4)."""
+    picture that fall on ``border`` (a mask of the region's outline, widened by a pixel or two),
+    and the share of its samples inside the picture (both n x 4)."""
     h, w = border.shape
     t = (np.arange(samples) + 0.5) / samples
     start = quads[:, :, None, :]
@@ -161,28 +144,62 @@ def side_support(quads: np.ndarray, border: np.ndarray, samples: int = 24) -> tu
     return on.sum(axis=2) / np.maximum(1, seen), seen / samples
 
 
-def spill_beyond(quad: np.ndarray, lab: np.ndarray, width: float = 0.1) -> float:
-    """The share of a band around ``quad`` (outside it, ``width`` of its short side wide) whose
-    colour is the card's (the median of the quad's lighter half, in ``lab``): near 0 for a
-    whole card on cloth or under fingers, high for a part of a card."""
-    h, w = lab.shape[:2]
-    inside = np.zeros((h, w), np.uint8)
+def perimeter_share(followed: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """From :func:`side_support`'s shares, each quad's share of its perimeter inside the
+    picture that falls on the border; sides outside the picture count for nothing either way."""
+    return (followed * seen).sum(axis=1) / np.maximum(1e-9, seen.sum(axis=1))
+
+
+def outline_support(quads: np.ndarray, border: np.ndarray, samples: int = 24) -> np.ndarray:
+    """For each of ``quads`` (n x 4 x 2), the share of its perimeter inside the picture that
+    falls on ``border`` (:func:`perimeter_share`)."""
+    return perimeter_share(*side_support(quads, border, samples))
+
+
+def short_side(quad: np.ndarray) -> float:
+    """The length of ``quad``'s shortest side."""
+    return min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
+
+
+def outward_normal(quad: np.ndarray, i: int) -> np.ndarray:
+    """The unit normal of ``quad``'s side ``i`` (from corner i to i + 1), pointing away from
+    its centre."""
+    a, b = quad[i].astype(np.float64), quad[(i + 1) % 4].astype(np.float64)
+    normal = np.array([a[1] - b[1], b[0] - a[0]]) / max(1e-9, float(np.linalg.norm(b - a)))
+    return -normal if np.dot((a + b) / 2 - quad.mean(axis=0), normal) < 0 else normal
+
+
+def _card_colour(quad: np.ndarray, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The mask of ``quad`` in the picture and the card's colour: the median of its lighter
+    half, in ``lab`` (None when the quad covers no pixel)."""
+    inside = np.zeros(lab.shape[:2], np.uint8)
     cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
     pixels = lab[inside > 0]
     if len(pixels) == 0:
-        return 1.0
-    lighter = pixels[pixels[:, 0] >= np.median(pixels[:, 0])]
-    card = np.median(lighter, axis=0)
-    short = min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
-    gap, band = max(2, round(0.03 * short)), max(3, round(width * short))
-    near = np.asarray(cv2.dilate(inside, np.ones((2 * gap + 1,) * 2, np.uint8))) > 0
-    wide = np.asarray(cv2.dilate(inside, np.ones((2 * (gap + band) + 1,) * 2, np.uint8))) > 0
-    around = lab[wide & ~near]
-    if len(around) == 0:
-        return 0.0
+        return inside, None
+    return inside, np.median(pixels[pixels[:, 0] >= np.median(pixels[:, 0])], axis=0)
+
+
+def _card_share(around: np.ndarray, card: np.ndarray) -> float:
+    """The share of ``around`` (n x 3 Lab) in the card's colour."""
     like = (np.abs(around[:, 0] - card[0]) <= 0.25 * max(card[0], 1.0)) & \
         (np.hypot(around[:, 1] - card[1], around[:, 2] - card[2]) <= SAME_COLOUR)
     return float(np.mean(like))
+
+
+def spill_beyond(quad: np.ndarray, lab: np.ndarray) -> float:
+    """The share of a band around ``quad`` (outside it, a tenth of its short side wide) whose
+    colour is the card's (the median of the quad's lighter half, in ``lab``): near 0 for a
+    whole card on cloth or under fingers, high for a part of a card."""
+    inside, card = _card_colour(quad, lab)
+    if card is None:
+        return 1.0
+    short = short_side(quad)
+    gap, width = max(2, round(0.03 * short)), max(3, round(0.1 * short))
+    near = np.asarray(cv2.dilate(inside, np.ones((2 * gap + 1,) * 2, np.uint8))) > 0
+    wide = np.asarray(cv2.dilate(inside, np.ones((2 * (gap + width) + 1,) * 2, np.uint8))) > 0
+    around = lab[wide & ~near]
+    return _card_share(around, card) if len(around) else 0.0
 
 
 def spill_per_side(quad: np.ndarray, lab: np.ndarray, width: float) -> np.ndarray:
@@ -190,29 +207,20 @@ def spill_per_side(quad: np.ndarray, lab: np.ndarray, width: float) -> np.ndarra
     of the short side deep) whose colour is the card's (as :func:`spill_beyond` tells it): a
     part of a card that a finger lying across it cuts off has the rest of the card beyond the
     finger."""
-    h, w = lab.shape[:2]
-    inside = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
-    pixels = lab[inside > 0]
-    if len(pixels) == 0:
+    inside, card = _card_colour(quad, lab)
+    if card is None:
         return np.ones(4)
-    card = np.median(pixels[pixels[:, 0] >= np.median(pixels[:, 0])], axis=0)
-    short = min(float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4))
-    centre = quad.mean(axis=0)
+    short = short_side(quad)
     shares = np.zeros(4)
     for i in range(4):
         a, b = quad[i].astype(np.float64), quad[(i + 1) % 4].astype(np.float64)
-        normal = np.array([a[1] - b[1], b[0] - a[0]]) / max(1e-9, float(np.linalg.norm(b - a)))
-        if np.dot((a + b) / 2 - centre, normal) < 0:
-            normal = -normal
+        normal = outward_normal(quad, i)
         near, far = 0.03 * short * normal, (0.03 + width) * short * normal
-        band = np.zeros((h, w), np.uint8)
+        band = np.zeros(lab.shape[:2], np.uint8)
         cv2.fillConvexPoly(band, np.round([a + near, b + near, b + far, a + far]).astype(np.int32), 255)
         around = lab[(band > 0) & (inside == 0)]
         if len(around):
-            like = (np.abs(around[:, 0] - card[0]) <= 0.25 * max(card[0], 1.0)) & \
-                (np.hypot(around[:, 1] - card[1], around[:, 2] - card[2]) <= SAME_COLOUR)
-            shares[i] = float(np.mean(like))
+            shares[i] = _card_share(around, card)
     return shares
 
 
