@@ -220,9 +220,7 @@ class FrameReader:
             return reading
         still_unnamed = [card for card in stuck
                          if all(quad_iou(card.quad, new.quad) < self.RECUT_IOU for new in replaced)]
-        cards = [*named, *unnamed_elsewhere, *still_unnamed, *replaced]
-        seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
-        return _Reading(zone_reads(self.layout, seen, reading.covered), cards, reading.covered, reading.hands)
+        return self._with_cards(reading, [*named, *unnamed_elsewhere, *still_unnamed, *replaced])
 
     def _lies_still(self, quad: np.ndarray) -> bool:
         """Nothing changed around ``quad`` since the last full reading, and no hand is near it."""
@@ -255,9 +253,13 @@ class FrameReader:
             cards[i] = _Named(d.quad, d.area, name, conf, _agreed(last.cards[i], name, conf, fresh=True))
         self.counts["classified"] += len(asked)
         self.counts["kept"] += len(cards) - len(asked)
-        seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
         self.seconds["classify"] += time.perf_counter() - t0
-        return _Reading(zone_reads(self.layout, seen, last.covered), cards, last.covered, last.hands)
+        return self._with_cards(last, cards)
+
+    def _with_cards(self, reading: _Reading, cards: list[_Named]) -> _Reading:
+        """``reading`` with ``cards`` in place of its own, the same zones covered."""
+        seen = [SeenCard(c.quad, c.label, c.confidence) for c in cards]
+        return _Reading(zone_reads(self.layout, seen, reading.covered), cards, reading.covered, reading.hands)
 
     def _same_card(self, detection: Detection) -> _Named | None:
         """The card of the last full reading this one is: same place, same size, nothing
