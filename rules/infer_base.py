@@ -204,7 +204,7 @@ class TableFollower:
         kept: dict[str, tuple[str, ...]] = {}
         if self._news_events >= 0:
             named = _labels_named(self.state.history[self._news_events:])
-            for name, cards in self.news():
+            for name, cards in self._news(kept=False):
                 left = []
                 for card in cards:
                     if named[card] > 0:
@@ -223,6 +223,12 @@ class TableFollower:
         (sorted): what the phones can show at once, before the event they belong to is recorded
         (a play laid out is no play until it reaches the pile). A card under a hand, or not yet
         read again since one left, is not news."""
+        return self._news(kept=True)
+
+    def _news(self, kept: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The news, with or without the cards kept from before the last event: a card kept
+        once is not kept again, so a card no event names (DUCK's lifebelt, laid before the
+        deal) leaves the phones at the next event rather than staying there all round."""
         out = []
         for name, zone in sorted(self.tracker.view().items()):
             if (not zone.labels or zone.confidence < PLAIN_CONFIDENCE or zone.agreement < PLAIN_AGREEMENT
@@ -230,7 +236,8 @@ class TableFollower:
                 continue
             unseen = Counter(zone.labels)
             unseen.subtract(self._news_base.get(name, ()))
-            unseen.update(self._news_kept.get(name, ()))
+            if kept:
+                unseen.update(self._news_kept.get(name, ()))
             cards = []
             for label in zone.labels:
                 if label != UNKNOWN and unseen[label] > 0:

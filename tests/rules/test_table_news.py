@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ducktable.rules import Event
-from ducktable.rules.snapshot import seat_zone
+from ducktable.rules.infer_duck import DEAL_READS
+from ducktable.rules.snapshot import middle_zone, seat_zone
 
 from .test_infer_duck import Table, dealt
 
@@ -60,3 +61,16 @@ def test_a_play_laid_out_stays_news_when_the_draw_before_it_is_recorded() -> Non
     assert table.follower.news() == ((seat_zone(2, "reveal"), ("blue-4", "blue-4")),)
     table.lay(s2_reveal=[], s2_discard=["blue-4"])
     assert table.follower.state.history[-1].type == "play" and table.follower.news() == ()
+
+
+def test_a_card_no_event_names_leaves_the_news_at_the_next_event() -> None:
+    """DUCK's lifebelt lies out before the deal and no event names it: it stays news across
+    the deal (news not named by an event wait one more event), then leaves the phones."""
+    table = Table()
+    table.zones[middle_zone("lifebelt")] = ["lifebelt-6-green"]
+    table.lay(s0_discard=["red-5"], frames=DEAL_READS)
+    assert [e.type for e in table.follower.state.history] == ["deal"]
+    assert table.follower.news() == ((middle_zone("lifebelt"), ("lifebelt-6-green",)),)
+    table.lay(s1_reveal=[], s1_discard=["red-3"])
+    assert [e.type for e in table.follower.state.history] == ["deal", "play"]
+    assert table.follower.news() == ()
