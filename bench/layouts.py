@@ -28,7 +28,14 @@ from ducktable.rules.decks import UNKNOWN
 from ducktable.sim.layout_photos import layout_photo
 from ducktable.vision.card_index import CropReads, IndexReader, enrolment_reads
 from ducktable.vision.enroll import IMAGE_SUFFIXES
-from ducktable.vision.features import CardFeatures, PhotoDeck, enrolment_layouts, enrolment_views, ink_layouts
+from ducktable.vision.features import (
+    CardFeatures,
+    PhotoDeck,
+    enrolment_layouts,
+    enrolment_retakes,
+    enrolment_views,
+    ink_layouts,
+)
 from ducktable.vision.layout_plan import ROUNDS, Layout, plan_faces, plan_layouts
 from ducktable.vision.layout_reading import (
     OK,
@@ -156,7 +163,7 @@ def real(folder: Path, features: CardFeatures, search: CardSearch,
             crops.setdefault(label, []).append(crop)
     index = IndexReader.load()
     deck = PhotoDeck.fit(enrolment_views(features, crops), enrolment_layouts(crops),
-                         enrolment_reads(index, crops))
+                         enrolment_reads(index, crops), enrolment_retakes(features, crops))
     rest = [(label, f) for label, files in photos.items() for f in files[2:2 + held_out]]
     images = [cv2.imread(str(f), cv2.IMREAD_COLOR) for _, f in rest]
     kept = [(label, im) for (label, _), im in zip(rest, images, strict=True) if im is not None]

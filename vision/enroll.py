@@ -235,11 +235,13 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
                  extra_info: Mapping[str, Any] | None = None,
                  views: Mapping[str, np.ndarray] | None = None,
                  prototypes: Prototypes | None = None,
-                 reads: Mapping[str, Sequence[Sequence[Read]]] | None = None) -> Path:
+                 reads: Mapping[str, Sequence[Sequence[Read]]] | None = None,
+                 retakes: Mapping[str, np.ndarray] | None = None) -> Path:
     """Embed every crop and store the deck's prototypes (``prototypes`` where the caller has
     them already), its photo deck (:class:`~ducktable.vision.features.PhotoDeck`, from
-    ``views`` and index ``reads`` where the caller has them already, and ``seed``-ed
-    re-photographed copies of the crops: :func:`~ducktable.vision.features.enrolment_retakes`)
+    ``views``, index ``reads`` and ``retakes`` where the caller has them already; the retakes
+    are ``seed``-ed re-photographed copies of the crops:
+    :func:`~ducktable.vision.features.enrolment_retakes`)
     and the crops themselves as PNG files in ``crops/``, so the user can see what was taken
     for each card; returns the deck folder."""
     if prototypes is None:
@@ -263,7 +265,8 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
         views = enrolment_views(features, usable)
     if reads is None:
         reads = enrolment_reads(IndexReader.load(), usable)
-    retakes = enrolment_retakes(features, usable, seed)
+    if retakes is None:
+        retakes = enrolment_retakes(features, usable, seed)
     PhotoDeck.fit(views, enrolment_layouts(usable), reads, retakes).save(deck_dir / PHOTO_DECK_FILE)
     shown = deck_dir / "crops"
     shown.mkdir(exist_ok=True)
@@ -277,7 +280,8 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
 
 def check_views(views: Mapping[str, np.ndarray],
                 first: Mapping[tuple[str, int], str] | None = None,
-                reads: Mapping[str, Sequence[Sequence[Read]]] | None = None) -> list[str]:
+                reads: Mapping[str, Sequence[Sequence[Read]]] | None = None,
+                retakes: Mapping[str, np.ndarray] | None = None) -> list[str]:
     """Which cards to photograph again: each photo is named from the others (leave one out);
     a card with one usable photo cannot be checked and is named too. ``views`` maps a label
     to the features of its photos followed by those of the same photos turned half way
@@ -285,7 +289,9 @@ def check_views(views: Mapping[str, np.ndarray],
     the same order (:func:`~ducktable.vision.card_index.enrolment_reads`; the photo deck then
     takes the printed index's second look, as at the table). ``first`` holds what the card
     model named each ``(label, photo index)`` (:func:`model_check`); the photo deck names only
-    the photos it left ``unknown``, as at the table."""
+    the photos it left ``unknown``, as at the table. ``retakes`` are the views' re-photographed
+    copies (:func:`~ducktable.vision.features.enrolment_retakes`): each deck left one photo out
+    learns from the others' copies, as the deck enrolled does from all of them."""
     lines = []
     for label, rows in sorted(views.items()):
         photos = len(rows) // 2
@@ -295,7 +301,7 @@ def check_views(views: Mapping[str, np.ndarray],
         for i in range(photos):
             match = (first or {}).get((label, i), UNKNOWN)
             if match == UNKNOWN:
-                match = _named_from_the_others(views, reads, label, i)
+                match = _named_from_the_others(views, reads, retakes, label, i)
             if match != label:
                 said = "not recognised" if match == UNKNOWN else f"taken for {match}"
                 lines.append(f"{label}: photo {i + 1} is {said} from the other photos - "
@@ -305,6 +311,7 @@ def check_views(views: Mapping[str, np.ndarray],
 
 def _named_from_the_others(views: Mapping[str, np.ndarray],
                            reads: Mapping[str, Sequence[Sequence[Read]]] | None,
+                           retakes: Mapping[str, np.ndarray] | None,
                            label: str, i: int) -> str:
     """What a photo deck of every other photo names ``label``'s photo ``i``."""
     rows = views[label]
@@ -316,7 +323,11 @@ def _named_from_the_others(views: Mapping[str, np.ndarray],
     if reads is not None:
         kept_reads = {other: r for other, r in reads.items() if other != label}
         kept_reads[label] = [reads[label][j] for j in keep]
-    deck = PhotoDeck.fit(kept, index_reads=kept_reads)
+    kept_retakes = None
+    if retakes is not None:
+        kept_retakes = {other: r for other, r in retakes.items() if other != label}
+        kept_retakes[label] = np.asarray(retakes[label])[keep]
+    deck = PhotoDeck.fit(kept, index_reads=kept_reads, retakes=kept_retakes)
     index = deck.index
     if reads is None or index is None:
         return deck.match(rows[i:i + 1])[0].label
@@ -361,8 +372,10 @@ def enroll_photos(deck: str, crops: Mapping[str, Sequence[np.ndarray]],
     if not usable:
         details = "; ".join(p.message for p in problems) or "the folders are empty"
         raise EnrolmentError(f"no usable photo in {source or deck}: {details}")
-    views = enrolment_views(CardFeatures.load(), usable)
+    features = CardFeatures.load()
+    views = enrolment_views(features, usable)
     reads = enrolment_reads(IndexReader.load(), usable)
+    retakes = enrolment_retakes(features, usable, seed)
     first = None
     prototypes = None
     if prototypes_dir is not None or deck in printing.GAMES:
@@ -377,12 +390,12 @@ def enroll_photos(deck: str, crops: Mapping[str, Sequence[np.ndarray]],
     if prototypes_dir is not None:
         deck_dir = enroll_crops(usable, prototypes_dir, deck, classifier or CardClassifier.load(),
                                 seed=seed, extra_info={"source": source}, views=views,
-                                prototypes=prototypes, reads=reads)
+                                prototypes=prototypes, reads=reads, retakes=retakes)
     known = (printing.card_labels(deck) if deck in printing.DRAWABLE_DECKS
              else list(decks.deck(deck).labels) if deck in decks.DECKS else [])
     return EnrolmentReport(deck, deck_dir, {k: len(v) for k, v in usable.items()}, list(problems),
                            [label for label in (known or list(crops)) if label not in usable],
-                           check_views(views, first, reads))
+                           check_views(views, first, reads, retakes))
 
 
 def _photographed(root: Path, deck: str | None, find: CardFinder, min_sharpness: float

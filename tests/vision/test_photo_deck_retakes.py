@@ -87,3 +87,19 @@ def test_enrolment_retakes_are_the_copies_of_each_view_and_one_seed_gives_one_de
     first = retaken(crop, np.random.default_rng(4), 2)
     assert np.allclose(made[0], features.embed(first[:2]), atol=1e-6)
     assert np.allclose(made[2], features.embed(first[2:]), atol=1e-6)
+
+
+def test_the_enrolment_check_learns_from_the_copies_as_the_deck_does() -> None:
+    """A photo of card A in another light: the plain check says to take it again (from the
+    other photos it looks like B); with the copies, as enrolment fits the deck, it does not."""
+    from ducktable.vision.enroll import check_views
+
+    views, retakes, photo = nuisance_deck()
+    rng = np.random.default_rng(5)
+    photos = np.vstack([views["A"][:2], photo])  # two photos and one in other light
+    views["A"] = np.vstack([photos, photos])  # each photo's half-turned twin reads the same
+    spread = rng.normal(size=(6, 8, 1)).astype(np.float32)
+    light = np.eye(DIM, dtype=np.float32)[0]
+    retakes["A"] = views["A"][:, None, :] + spread * light
+    assert any(line.startswith("A: photo 3 is taken for B") for line in check_views(views))
+    assert check_views(views, retakes=retakes) == []
