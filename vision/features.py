@@ -353,14 +353,16 @@ def ink_fill(crop: np.ndarray) -> float:
     features network as much like the enrolled hearts of their rank as a dim webcam's own
     photos of those hearts do; their pips do not."""
     upright = cv2.resize(portrait(crop), MARK_SIZE, interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(upright, cv2.COLOR_BGR2LAB).astype(np.float32)[MARK_MARGIN:-MARK_MARGIN, MARK_MARGIN:-MARK_MARGIN]
+    inside = slice(MARK_MARGIN, -MARK_MARGIN)
+    lab = cv2.cvtColor(upright, cv2.COLOR_BGR2LAB).astype(np.float32)[inside, inside]
     lightness = lab[..., 0]
     paper = np.median(lab[lightness >= np.median(lightness)], axis=0)
     unlike = np.hypot(0.5 * np.maximum(paper[0] - lightness, 0.0),
                       np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]))
     ink = (unlike > max(INK_UNLIKE, 0.5 * float(np.percentile(unlike, 99)))).astype(np.uint8)
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink)
-    areas, boxes = stats[1:count, cv2.CC_STAT_AREA], stats[1:count, cv2.CC_STAT_WIDTH] * stats[1:count, cv2.CC_STAT_HEIGHT]
+    areas = stats[1:count, cv2.CC_STAT_AREA]
+    boxes = stats[1:count, cv2.CC_STAT_WIDTH] * stats[1:count, cv2.CC_STAT_HEIGHT]
     marks = (areas >= MARK_AREA[0] * ink.size) & (areas <= MARK_AREA[1] * ink.size)
     fills = areas[marks] / boxes[marks]
     if not len(fills) or float(np.ptp(fills)) > MARK_SPREAD:
