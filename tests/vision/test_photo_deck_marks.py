@@ -13,6 +13,7 @@ from ducktable.rules.decks import UNKNOWN
 from ducktable.vision.card_index import Read
 from ducktable.vision.features import (
     FILL_COLUMN,
+    FILL_TOLERANCE,
     INDEX_BELOW_GATE,
     NO_FILL,
     DeckIndex,
@@ -48,7 +49,7 @@ def six(pip: str = "heart", light: float = 1.0, blur: int = 0, colour: tuple[int
 def test_hearts_fill_their_box_more_than_diamonds_in_any_light_and_a_picture_has_no_fill() -> None:
     hearts = [ink_fill(six("heart", light, blur)) for light, blur in ((1.0, 0), (0.6, 3))]
     diamonds = [ink_fill(six("diamond", light, blur)) for light, blur in ((1.0, 0), (0.6, 3))]
-    assert min(hearts) > max(diamonds) + 0.1
+    assert min(hearts) > max(diamonds) + FILL_TOLERANCE
     assert ink_fill(np.full((300, 200, 3), 235, np.uint8)) == NO_FILL
     picture = np.full((300, 200, 3), 235, np.uint8)  # a court card's pieces: unlike shapes
     cv2.rectangle(picture, (40, 40), (80, 80), RED, -1)
