@@ -145,6 +145,25 @@ one striped card scatter by 0.03-0.09, standard deviation). SET crops, 2 photos 
 rounds (`bench photos`): 92.28% right, 0.29% wrong without it, 95.71% and 0.25% with it; a
 weight of 0.5 and window of 0.2: 95.16% and 0.25%; weight 2: 95.66% and 0.26%; tolerance 0.05:
 95.50% and 0.29%."""
+FILL_COLUMN = SHADE_COLUMN + 1
+"""Where a stored ink layout's row keeps its marks' fill (:func:`ink_fill`)."""
+MARK_MARGIN = 4
+MARK_AREA = (0.006, 0.05)
+"""Where :func:`ink_fill` looks for a card's marks: on the upright crop at 60 x 90 (as the ink
+layout) less a ``MARK_MARGIN`` px band, each mark a piece of ink filling a ``MARK_AREA`` share of it (a playing
+card's pips and its index's suit; a court card's picture mostly too large or too small)."""
+MARK_SPREAD = 0.12
+"""Most by which the fills of one crop's marks may differ for them to count as pips: a court
+card's picture breaks into pieces of any shape (a Bicycle king's: 0.53-0.72), which tell
+nothing of its suit. At 60 x 90 a dim webcam's pips measure less alike than that of a picture
+more often: 0.08 named 82.39% of the webcam hearts right (2 photos per card, 5 rounds), 0.12
+83.34%, another printing's cards named as a heart 19 of 245 either way."""
+FILL_TOLERANCE = 0.06
+"""How far a crop's marks' fill may be from the median of a card's enrolled views' for the
+marks to count as the card's (the nearest view's let a Bicycle 7 of diamonds, 0.50, pass as a
+webcam 7 of hearts one of whose photos measured 0.54) (:meth:`PhotoDeck.match`). A Bicycle deck's pips fill their box:
+hearts 0.62-0.68 (webcam hearts, dim and blurred, the same), diamonds 0.48-0.50, spades
+0.53-0.56, clubs 0.52-0.54."""
 SECOND_LOOK_GAP = 0.10
 """When the best card is less than this ahead of the next (after whitening), the two are
 looked at again by their ink layouts, and a crop whose layout is closer to the runner-up's is
@@ -163,6 +182,18 @@ card, against a Bicycle deck's photos (`bench photos`, 20 rounds): without the i
 the Bicycle photos were named as another card, with it 10.0%, while the hearts' own photos went
 from 81.1% right and 0.28% wrong to 81.6% and 0.18%. At the gate itself (no margin) the index
 named as many Bicycle photos as another card as before, 0.02 past it a few less."""
+INDEX_BELOW_GATE = 0.05
+"""How far below the deck's raw gate a card may be for the index to name a crop in doubt for it,
+where the crop's marks are the card's too (the ink's hue and the fill of its pips: :func:`ink_fill`):
+the gate is set by how alike two enrolled photos of one card are, and on a dim webcam other
+photos of that card fall below it (2 photos per card, 5 rounds: the right card nearest, below
+the gate and its index read on 9% of the crops), but so do another printing's cards of the
+same rank and colour (a Bicycle deck's diamonds against enrolled hearts), which only the shape
+of their pips tells apart. Webcam hearts, 2 photos per card, 20 rounds (`bench photos`): 79.65%
+right, 0.33% wrong before, 85.00% and 0.33% with it; the Bicycle photos named as another card
+9.69% before and after. With an earlier fill check (any mark, the nearest view's fill) 0.03
+and 0.08 named 82.58% and 86.84% right in 5 rounds, but 29 and 32 of 245 Bicycle photos as
+another card against 19."""
 MIN_INDEXED = 0.3
 """Share of a deck's cards whose index must be read on two of its enrolled views for the deck to
 take the index's second look at all (a deck that prints none, like SET, never does)."""
@@ -316,6 +347,32 @@ def _unlike_paper(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.hypot(0.5 * darker, np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2])), upright
 
 
+NO_FILL = -1.0
+""":func:`ink_fill` of a crop with no marks of a pip's size."""
+
+
+def ink_fill(crop: np.ndarray) -> float:
+    """How much of its bounding box each of the crop's pip-sized marks fills (the median of
+    them; :data:`MARK_AREA`), or ``NO_FILL``: a heart fills about two thirds of its box, a
+    diamond half, a spade or club a little more. Another printing's diamonds look to the
+    features network as much like the enrolled hearts of their rank as a dim webcam's own
+    photos of those hearts do; their pips do not."""
+    return _ink_fill(_unlike_paper(crop)[0])
+
+
+def _ink_fill(unlike: np.ndarray) -> float:
+    inner = unlike[MARK_MARGIN:-MARK_MARGIN, MARK_MARGIN:-MARK_MARGIN]
+    ink = (inner > max(INK_UNLIKE, 0.5 * float(np.percentile(inner, 99)))).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink)
+    areas = stats[1:count, cv2.CC_STAT_AREA]
+    boxes = stats[1:count, cv2.CC_STAT_WIDTH] * stats[1:count, cv2.CC_STAT_HEIGHT]
+    marks = (areas >= MARK_AREA[0] * ink.size) & (areas <= MARK_AREA[1] * ink.size)
+    fills = areas[marks] / boxes[marks]
+    if not len(fills) or float(np.ptp(fills)) > MARK_SPREAD:
+        return NO_FILL
+    return float(np.median(fills))
+
+
 def _ink_layout(unlike: np.ndarray) -> np.ndarray:
     cells = cv2.resize(unlike[4:-4, 4:-4], LAYOUT_SIZE, interpolation=cv2.INTER_AREA).ravel()
     cells = cells - cells.mean()
@@ -324,15 +381,15 @@ def _ink_layout(unlike: np.ndarray) -> np.ndarray:
 
 def ink_layouts(crops: Sequence[np.ndarray]) -> np.ndarray:
     """What the second look compares, one row per crop: its :func:`ink_layout`
-    (:data:`LAYOUT_CELLS` numbers), its :func:`ink_colour` (2), then its :func:`ink_shading`
-    (1; :data:`SHADE_COLUMN`)."""
+    (:data:`LAYOUT_CELLS` numbers), its :func:`ink_colour` (2), its :func:`ink_shading`
+    (1; :data:`SHADE_COLUMN`), then its :func:`ink_fill` (1; :data:`FILL_COLUMN`)."""
     if not crops:
-        return np.zeros((0, SHADE_COLUMN + 1), np.float32)
+        return np.zeros((0, FILL_COLUMN + 1), np.float32)
     rows = []
     for crop in crops:
         unlike, upright = _unlike_paper(crop)
         rows.append(np.concatenate([_ink_layout(unlike), _ink_colour(upright, unlike),
-                                    [_ink_shading(unlike)]]).astype(np.float32))
+                                    [_ink_shading(unlike), _ink_fill(unlike)]]).astype(np.float32))
     return np.stack(rows)
 
 
@@ -435,8 +492,9 @@ class DeckIndex:
 
     The second look it gives (:meth:`look`) never names a crop whose picture is not close enough
     to the card: it only chooses among the cards the pictures leave close, or refuses them all.
-    Lowering the picture's gate where the index agrees named 7 points more webcam hearts right,
-    but also named a Bicycle deck's spades as the enrolled hearts of their rank."""
+    It looks a little below the picture's gate only where the crop's pips are the card's
+    (:data:`INDEX_BELOW_GATE`): with the index alone that named a Bicycle deck's spades and
+    diamonds as the enrolled hearts of their rank."""
 
     box: int
     texts: Mapping[str, str]
@@ -590,7 +648,9 @@ class PhotoDeck:
             named = raw >= min_raw and gap >= min_gap
             if self.index is not None and read_index is not None and (not named or gap < SECOND_LOOK_GAP):
                 near = [j for j in ranks if row[j] >= best - SECOND_LOOK_GAP]
-                sure = {str(names[j]) for j in near if raw_row[j] >= min_raw + INDEX_RAW_MARGIN}
+                sure = {str(names[j]) for j in near if raw_row[j] >= min_raw + INDEX_RAW_MARGIN
+                        or (raw_row[j] >= min_raw - INDEX_BELOW_GATE and looked
+                            and self._marked_alike(np.asarray(layouts)[i], columns[j]))}
                 said = self.index.look(DeckIndex.seen(read_index(i)), name,
                                        [str(names[j]) for j in near], sure)
                 if said is not None:
@@ -602,6 +662,23 @@ class PhotoDeck:
                 named = ink[columns[ranks[0]]].max() >= ink[columns[ranks[1]]].max()
             found.append(Match(name if named else UNKNOWN, best, gap, name, raw))
         return found
+
+    def _marked_alike(self, crop: np.ndarray, column: np.ndarray) -> bool:
+        """Whether the crop's marks (one :func:`ink_layouts` row) are those of the card whose
+        enrolled views are ``column``: ink of its hue (or as grey as it) and pips that fill
+        their box as one of its views' do (:data:`FILL_TOLERANCE`); False where either does not
+        say (no marks measured, a deck enrolled before the fills were stored)."""
+        assert self.layouts is not None
+        if self.layouts.shape[1] <= FILL_COLUMN or len(crop) <= FILL_COLUMN or crop[FILL_COLUMN] == NO_FILL:
+            return False
+        enrolled = self.layouts[column]
+        fills = enrolled[enrolled[:, FILL_COLUMN] != NO_FILL, FILL_COLUMN]
+        if not len(fills) or abs(float(np.median(fills)) - float(crop[FILL_COLUMN])) > FILL_TOLERANCE:
+            return False
+        inks, ink = enrolled[:, COLOUR_COLUMNS], crop[None, COLOUR_COLUMNS]
+        if bool(_hued(ink)[0]) != bool(_hued(inks).any()):
+            return False
+        return not _hued(ink)[0] or float((_hues(ink) @ _hues(inks).T).max()) >= 1 - COLOUR_TOLERANCE
 
     def _coloured(self, per_card: np.ndarray, inks: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
         """``per_card`` (crops x cards, after whitening) less the ink's colour look's
