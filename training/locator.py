@@ -33,6 +33,7 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from ducktable.vision.classify import file_sha256, manifest_path
 from ducktable.vision.locator import CELL_SMALL, LOCATOR_FILE, MEAN, SHRINK, as_input, shrunk
@@ -61,6 +62,100 @@ def rendered_example(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return small, quads
 
 
+VIDEO_FIRST_SEED = 5_000_000
+"""Table videos for training are game and background seeds from here on (whole-game
+measurements read 0-19, ``bench reader`` 0 and 7, tests small ones)."""
+VIDEO_GAMES = ("duck", "grey", "bruce")
+"""The games with a rendered table video, taken in turn by seed."""
+VIDEO_FRAMES = 8
+"""Frames taken from each training video: its table and camera are drawn once, so several
+frames of one game cost little more than one."""
+VIDEO_CAPTURES = ((1920, 1080), (1280, 720))
+"""The Pi camera's main stream, read at 1280 x 720, and pictures taken at the reading size:
+the stripes of a cloth fall differently on the cards at each."""
+SEEN_ENOUGH = 0.5
+"""A card that hands or cards laid on it hide more than half of is no target: the network is
+not asked to guess cards under hands, and a pile is found by its top card."""
+
+
+def video_script(game: str, seed: int, players: int) -> tuple[list[Any], Any]:
+    """Game ``seed``'s bot play as its table video's frames (shots) and its table layout,
+    built as the whole-game replays build them."""
+    import random
+
+    from ducktable.sim import table_video
+    from ducktable.vision.game_layouts import bruce_layout, grey_layout
+    from ducktable.vision.layout import duck_layout
+
+    if game == "duck":
+        shots = table_video.script_for(table_video.bot_game("duck", seed, players), seed)
+        return shots, duck_layout(players)
+    if game == "grey":
+        from ducktable.sim.table_video_grey import grey_bot_game, grey_script
+
+        grey, happenings = grey_bot_game(seed, players)
+        return grey_script(grey, happenings, random.Random(seed)).shots, grey_layout(players)
+    if game == "bruce":
+        from ducktable.sim.table_video_bruce import bruce_bot_game, bruce_script
+
+        bruce = bruce_bot_game(seed, players)
+        return bruce_script(bruce, random.Random(seed)).shots, bruce_layout(players)
+    raise ValueError(f"no table video for {game!r}")
+
+
+def video_examples(seed: int, frames: int = VIDEO_FRAMES) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``frames`` frames of training video ``seed`` as the network sees them (see
+    :func:`rendered_example`): a DUCK, Grey Duck or Bruce game of 3-5 players, one camera
+    look and capture size for the video, half the frames with a hand over the table. Each
+    picture is read as ``run`` reads it (:func:`~ducktable.vision.reader.reading_view`), then
+    shrunk; cards mostly under a hand are left out."""
+    from ducktable.sim.table_video import TableRenderer
+    from ducktable.vision.augment import CaptureLook
+    from ducktable.vision.reader import reading_view
+
+    rng = np.random.default_rng([seed, 0x10C])
+    game = VIDEO_GAMES[seed % len(VIDEO_GAMES)]
+    players = int(rng.integers(3, 6))
+    shots, layout = video_script(game, seed, players)
+    size = VIDEO_CAPTURES[int(rng.integers(len(VIDEO_CAPTURES)))]
+    renderer = TableRenderer(game, layout, seed, look=CaptureLook.random(rng),
+                             capture_size=None if size == (1280, 720) else size)
+    # a frame with cards on the table, past the deal's first frames
+    laid = [k for k, shot in enumerate(shots) if any(cards for _, cards in shot.zones)]
+    clear = [k for k in laid if not shots[k].covered]
+    handed = [k for k in laid if shots[k].covered]
+    picks = list(rng.choice(clear, min(len(clear), frames - frames // 2), replace=False))
+    picks += list(rng.choice(handed, min(len(handed), frames // 2), replace=False))
+    made = []
+    for k in sorted(int(k) for k in picks):
+        picture, hands = renderer.frame_and_hands(shots[k], k)
+        view, _ = reading_view(picture)
+        small = shrunk(view)
+        scale = np.array([small.shape[1] / picture.shape[1], small.shape[0] / picture.shape[0]],
+                         np.float32)
+        seen = _seen_cards(renderer.card_quads(shots[k]), hands)
+        quads = np.array([quad * scale for quad in seen], np.float32).reshape(-1, 4, 2)
+        made.append((small, quads))
+    return made
+
+
+def _seen_cards(quads: Sequence[np.ndarray], hands: np.ndarray) -> list[np.ndarray]:
+    """The cards of ``quads`` (in the order drawn: a later one lies on top) of which at least
+    :data:`SEEN_ENOUGH` shows past the hands (``hands``: 255 = hand) and the cards above: a
+    pile, stacked askew, is its top card to the network."""
+    covered = hands > 0
+    seen = []
+    for quad in reversed(quads):
+        inside = np.zeros(covered.shape, np.uint8)
+        cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+        mine = inside > 0
+        area = int(np.count_nonzero(mine))
+        if area and np.count_nonzero(mine & ~covered) >= SEEN_ENOUGH * area:
+            seen.append(quad)
+        covered |= mine
+    return seen[::-1]
+
+
 @dataclass
 class Examples:
     """Rendered tables held in memory: ``images`` (n x h x w x 3 uint8), every card's corners
@@ -79,6 +174,22 @@ class Examples:
             made = list(tqdm(pool.imap(rendered_example, seeds, chunksize=16), total=len(seeds),
                              desc="rendering tables", unit="table", disable=not progress,
                              mininterval=5.0))
+        return cls.of(made)
+
+    @classmethod
+    def render_videos(cls, seeds: Sequence[int], jobs: int = 2, progress: bool = True) -> Examples:
+        """:data:`VIDEO_FRAMES` frames of each training video ``seeds`` (:func:`video_examples`)."""
+        from tqdm import tqdm
+
+        with Pool(jobs) as pool:
+            made = list(tqdm(pool.imap(video_examples, seeds), total=len(seeds),
+                             desc="rendering videos", unit="video", disable=not progress,
+                             mininterval=5.0))
+        return cls.of([example for frames in made for example in frames])
+
+    @classmethod
+    def of(cls, made: Sequence[tuple[np.ndarray, np.ndarray]]) -> Examples:
+        """Shrunk frames of one size and their cards' corners, held together."""
         counts = np.array([len(q) for _, q in made])
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(int)
         quads = np.concatenate([q for _, q in made]) if counts.sum() else \
@@ -91,6 +202,12 @@ class Examples:
     def first(self, n: int) -> Examples:
         """The first ``n`` tables."""
         return Examples(self.images[:n], self.quads, self.starts[:n], self.counts[:n])
+
+    def __add__(self, other: Examples) -> Examples:
+        return Examples(np.concatenate([self.images, other.images]),
+                        np.concatenate([self.quads, other.quads]),
+                        np.concatenate([self.starts, other.starts + len(self.quads)]),
+                        np.concatenate([self.counts, other.counts]))
 
     def cards_of(self, index: int) -> np.ndarray:
         return self.quads[self.starts[index]:self.starts[index] + self.counts[index]]
@@ -213,6 +330,47 @@ def build_network(width: int = 32) -> Any:
     return Finder()
 
 
+def load_onnx(net: Any, path: Path) -> Any:
+    """``net`` (:func:`build_network`) with the weights of the exported model ``path``, to
+    train on from there. The export folded each BatchNorm into its convolution, so each
+    convolution takes the folded weights and its BatchNorm passes them through unchanged
+    (scale 1, shift the folded bias, mean 0, variance 1 - eps); :func:`train` with
+    ``frozen_norms`` keeps it so. Convolutions are matched in the order the graph runs them,
+    their shapes, strides and dilations checked."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [node for node in graph.node if node.op_type == "Conv"]
+    mine = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+    if len(convs) != len(mine):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(mine)}")
+    norms = {id(seq[0]): seq[1] for seq in net.modules()
+             if isinstance(seq, nn.Sequential) and len(seq) == 3 and isinstance(seq[1], nn.BatchNorm2d)}
+    with torch.no_grad():
+        for node, conv in zip(convs, mine, strict=True):
+            attrs = {a.name: list(a.ints) for a in node.attribute}
+            kernel, bias = weights[node.input[1]], weights[node.input[2]]
+            if (kernel.shape != tuple(conv.weight.shape) or attrs.get("strides", [1, 1]) != list(conv.stride)
+                    or attrs.get("dilations", [1, 1]) != list(conv.dilation)):
+                raise ValueError(f"{path}: convolution {node.name} does not fit {conv}")
+            conv.weight.copy_(torch.from_numpy(np.array(kernel)))
+            norm = norms.get(id(conv))
+            if norm is None:
+                assert conv.bias is not None
+                conv.bias.copy_(torch.from_numpy(np.array(bias)))
+                continue
+            assert norm.running_mean is not None and norm.running_var is not None
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(np.array(bias)))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+    return net.eval()
+
+
 def centre_loss(logits: Any, heat: Any) -> Any:
     """CenterNet's focal loss: the centre cells pulled to 1, the rest to 0 except near a
     centre, where wrongly high answers are forgiven in proportion."""
@@ -238,9 +396,13 @@ def corner_loss(predicted: Any, truth: Any, weight: Any) -> Any:
 
 
 def train(net: Any, examples: Examples, epochs: int, *, batch: int = 32, lr: float = 3e-3,
-          seed: int = 0, threads: int = 2, progress: bool = True) -> Any:
-    """Optimise ``net`` for ``epochs`` passes over ``examples``; returns it in eval mode."""
+          seed: int = 0, threads: int = 2, progress: bool = True, frozen_norms: bool = False) -> Any:
+    """Optimise ``net`` for ``epochs`` passes over ``examples``; returns it in eval mode.
+    ``frozen_norms``: every BatchNorm keeps its running statistics and normalises with them
+    (for weights from :func:`load_onnx`, whose BatchNorms only pass the folded biases on;
+    batch statistics would change what the network answers from the first step)."""
     import torch
+    from torch import nn
     from tqdm import tqdm
 
     torch.manual_seed(seed)
@@ -251,6 +413,10 @@ def train(net: Any, examples: Examples, epochs: int, *, batch: int = 32, lr: flo
                                                 pct_start=0.15)
     rng = np.random.default_rng(seed)
     net.train()
+    if frozen_norms:
+        for module in net.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.eval()
     bar = tqdm(total=epochs * per_epoch, desc="training", unit="step", disable=not progress,
                mininterval=5.0)
     for _ in range(epochs):
@@ -311,6 +477,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="processes rendering tables")
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--from-onnx", type=Path, default=None, metavar="PATH",
+                        help="fine-tune this exported locator instead of training from scratch: "
+                             "one round of --epochs on --tables tables and the --videos' frames")
+    parser.add_argument("--videos", type=int, default=0,
+                        help=f"table videos to train on too, {VIDEO_FRAMES} frames each, seeds from "
+                             f"{VIDEO_FIRST_SEED:,} (default 0)")
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="keep the rendered examples in this .npz and use them again")
     args = parser.parse_args(argv)
     try:
         import torch
@@ -319,23 +494,57 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     start = time.perf_counter()
-    examples = Examples.render(range(FIRST_SEED, FIRST_SEED + args.tables), args.jobs)
+    examples = _examples(args)
     net = build_network()
-    train(net, examples.first(args.first_tables), args.epochs, seed=args.seed, threads=args.threads)
-    train(net, examples, args.epochs, seed=args.seed + 1, threads=args.threads)
+    if args.from_onnx is not None:
+        load_onnx(net, args.from_onnx)
+        train(net, examples, args.epochs, lr=args.lr, seed=args.seed, threads=args.threads,
+              frozen_norms=True)
+    else:
+        train(net, examples.first(args.first_tables), args.epochs, lr=args.lr, seed=args.seed,
+              threads=args.threads)
+        train(net, examples, args.epochs, lr=args.lr, seed=args.seed + 1, threads=args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
     model_path = args.out / LOCATOR_FILE
     with tempfile.TemporaryDirectory() as tmp, torch.no_grad():
         draft = Path(tmp) / LOCATOR_FILE
         export_onnx(net, draft)
         model_path.write_bytes(draft.read_bytes())
-    write_manifest(model_path, THRESHOLD, {
-        "command": f"python -m ducktable.training.locator --tables {args.tables} "
-                   f"--first-tables {args.first_tables} --epochs {args.epochs} "
-                   f"--seed {args.seed}",
-        "tables": args.tables, "seconds": round(time.perf_counter() - start)})
+    command = f"python -m ducktable.training.locator --tables {args.tables} "
+    if args.from_onnx is None:
+        command += f"--first-tables {args.first_tables} "
+    else:
+        command += f"--from-onnx {args.from_onnx} "
+    if args.videos:
+        command += f"--videos {args.videos} "
+    command += f"--epochs {args.epochs} --lr {args.lr:g} --seed {args.seed}"
+    training: dict[str, Any] = {"command": command, "tables": args.tables}
+    if args.from_onnx is not None:
+        training["from"] = {"model": args.from_onnx.name, "sha256": file_sha256(args.from_onnx)}
+    if args.videos:
+        training["video_frames"] = args.videos * VIDEO_FRAMES
+        training["video_seeds"] = [VIDEO_FIRST_SEED, VIDEO_FIRST_SEED + args.videos - 1]
+    training["seconds"] = round(time.perf_counter() - start)
+    write_manifest(model_path, THRESHOLD, training)
     print(f"wrote {model_path} and {manifest_path(model_path)}")
     return 0
+
+
+def _examples(args: argparse.Namespace) -> Examples:
+    """The rendered tables and video frames ``args`` ask for, from ``args.cache`` when it
+    holds them (rendering takes longer than fine-tuning)."""
+    if args.cache is not None and args.cache.exists():
+        kept = np.load(args.cache)
+        if (int(kept["tables"]), int(kept["videos"])) == (args.tables, args.videos):
+            return Examples(kept["images"], kept["quads"], kept["starts"], kept["counts"])
+    examples = Examples.render(range(FIRST_SEED, FIRST_SEED + args.tables), args.jobs)
+    if args.videos:
+        examples = examples + Examples.render_videos(
+            range(VIDEO_FIRST_SEED, VIDEO_FIRST_SEED + args.videos), args.jobs)
+    if args.cache is not None:
+        np.savez(args.cache, images=examples.images, quads=examples.quads, starts=examples.starts,
+                 counts=examples.counts, tables=args.tables, videos=args.videos)
+    return examples
 
 
 if __name__ == "__main__":
