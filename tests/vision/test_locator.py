@@ -12,7 +12,16 @@ import numpy as np
 import pytest
 from ducktable.bench.cards import match
 from ducktable.sim.scene import render_scene
-from ducktable.training.locator import FIRST_SEED, output_grid, rendered_example, targets, varied
+from ducktable.training.locator import (
+    FIRST_SEED,
+    VIDEO_FIRST_SEED,
+    _seen_cards,
+    output_grid,
+    rendered_example,
+    targets,
+    varied,
+    video_examples,
+)
 from ducktable.vision.classify import ModelCorruptError, ModelMissingError
 from ducktable.vision.detect import detect_cards, quad_iou
 from ducktable.vision.locator import SHRINK, CardLocator, decode, default_locator_path, load_locator, network_input
@@ -38,6 +47,34 @@ def test_the_targets_decode_back_to_every_card() -> None:
     for quad in quads:
         nearest = min(np.abs(corners_ - quad).max() for corners_, _ in found)
         assert nearest < 1e-3
+
+
+def test_table_video_frames_come_as_the_locator_sees_them() -> None:
+    """Frames of a training video: shrunk 1280 x 720 views whatever the capture size, cards on
+    them inside the frame and clockwise, the same for the same seed."""
+    seed = VIDEO_FIRST_SEED + 1  # a DUCK game
+    made = video_examples(seed, frames=2)
+    again = video_examples(seed, frames=2)
+    assert len(made) == 2
+    assert sum(len(quads) for _, quads in made) >= 2
+    for (small, quads), (small2, quads2) in zip(made, again, strict=True):
+        assert small.shape == (180, 320, 3) and small.dtype == np.uint8
+        assert quads.shape[1:] == (4, 2) and quads.dtype == np.float32
+        assert np.array_equal(small, small2) and np.array_equal(quads, quads2)
+        for quad in quads:
+            assert (quad >= -1).all() and (quad[:, 0] <= 321).all() and (quad[:, 1] <= 181).all()
+            assert cv2.contourArea(quad, oriented=True) > 20  # clockwise on screen, card-sized
+
+
+def test_a_pile_is_its_top_card_and_a_hand_hides_what_it_covers() -> None:
+    card = np.array([[100, 100], [150, 100], [150, 175], [100, 175]], np.float32)
+    askew = card + np.float32([3, -2])
+    apart = card + np.float32([200, 0])
+    hands = np.zeros((400, 500), np.uint8)
+    cv2.rectangle(hands, (290, 90), (360, 170), 255, -1)  # over most of the card apart
+    kept = _seen_cards([card, askew, apart], hands)
+    assert len(kept) == 1 and np.array_equal(kept[0], askew)
+    assert len(_seen_cards([card, apart], np.zeros_like(hands))) == 2
 
 
 @pytest.mark.parametrize("seed", range(6))
