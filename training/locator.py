@@ -527,8 +527,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         command += f"--videos {args.videos} "
     command += f"--epochs {args.epochs} --lr {args.lr:g} --seed {args.seed}"
     training: dict[str, Any] = {"command": command, "tables": args.tables}
-    if args.from_onnx is not None:
-        training["from"] = {"model": args.from_onnx.name, "sha256": file_sha256(args.from_onnx)}
+    if args.from_onnx is not None:  # as the classifier's manifest tells a fine-tuning
+        from ducktable.training.classifier import _training_command
+
+        training["init"] = file_sha256(args.from_onnx)
+        training["init_command"] = _training_command(args.from_onnx)
     if args.videos:
         training["video_frames"] = args.videos * VIDEO_FRAMES
         training["video_seeds"] = [VIDEO_FIRST_SEED, VIDEO_FIRST_SEED + args.videos - 1]
