@@ -169,13 +169,16 @@ class _Blind:
 
 
 class _Askew:
-    """The locator, its first card's outline moved down by a third of the card."""
+    """The locator, its leftmost card's outline moved down by a third of the card (the
+    leftmost, not the first: the order of the locator's cards follows its scores, which any
+    retraining reshuffles; the draw pile's back, moved, goes unnamed, a lifebelt card does not)."""
 
     def __init__(self, locator: CardLocator) -> None:
         self.locator = locator
 
     def locate(self, image: np.ndarray) -> list[tuple[np.ndarray, float]]:
-        (quad, score), *rest = self.locator.locate(image)
+        found = sorted(self.locator.locate(image), key=lambda f: float(np.mean(f[0][:, 0])))
+        (quad, score), *rest = found
         moved = np.asarray(quad, np.float32).copy()
         moved[:, 1] += float(np.ptp(moved[:, 1])) / 3
         return [(moved, score), *rest]
