@@ -150,20 +150,21 @@ FILL_COLUMN = SHADE_COLUMN + 1
 MARK_MARGIN = 4
 MARK_AREA = (0.006, 0.05)
 """Where :func:`ink_fill` looks for a card's marks: on the upright crop at 60 x 90 (as the ink
-layout) less a ``MARK_MARGIN`` px band, each mark a piece of ink filling a ``MARK_AREA`` share of it (a playing
-card's pips and its index's suit; a court card's picture mostly too large or too small)."""
+layout) less a ``MARK_MARGIN`` px band; a mark is a piece of ink covering a ``MARK_AREA`` share
+of it (a playing card's pips and its index's suit; a court card's picture is mostly larger or
+smaller)."""
 MARK_SPREAD = 0.12
 """Most by which the fills of one crop's marks may differ for them to count as pips: a court
 card's picture breaks into pieces of any shape (a Bicycle king's: 0.53-0.72), which tell
-nothing of its suit. At 60 x 90 a dim webcam's pips measure less alike than that of a picture
-more often: 0.08 named 82.39% of the webcam hearts right (2 photos per card, 5 rounds), 0.12
-83.34%, another printing's cards named as a heart 19 of 245 either way."""
+nothing of its suit. A dim webcam's pips, at 60 x 90, differ by more than 0.08 often: 0.08
+named 82.39% of the webcam hearts right (2 photos per card, 5 rounds), 0.12 83.34%, with
+another printing's cards named as a heart 19 of 245 either way."""
 FILL_TOLERANCE = 0.06
-"""How far a crop's marks' fill may be from the median of a card's enrolled views' for the
-marks to count as the card's (the nearest view's let a Bicycle 7 of diamonds, 0.50, pass as a
-webcam 7 of hearts one of whose photos measured 0.54) (:meth:`PhotoDeck.match`). A Bicycle deck's pips fill their box:
+"""How far a crop's marks' fill may be from the median fill of a card's enrolled views for the
+marks to count as the card's (:meth:`PhotoDeck.match`). A Bicycle deck's pips fill their box:
 hearts 0.62-0.68 (webcam hearts, dim and blurred, the same), diamonds 0.48-0.50, spades
-0.53-0.56, clubs 0.52-0.54."""
+0.53-0.56, clubs 0.52-0.54. The median, not the nearest view: one webcam photo of a 7 of hearts
+measured 0.54, near enough to let a Bicycle 7 of diamonds (0.50) pass."""
 SECOND_LOOK_GAP = 0.10
 """When the best card is less than this ahead of the next (after whitening), the two are
 looked at again by their ink layouts, and a crop whose layout is closer to the runner-up's is
