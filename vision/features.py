@@ -667,7 +667,7 @@ class PhotoDeck:
     def _marked_alike(self, crop: np.ndarray, column: np.ndarray) -> bool:
         """Whether the crop's marks (one :func:`ink_layouts` row) are those of the card whose
         enrolled views are ``column``: ink of its hue (or as grey as it) and pips that fill
-        their box as one of its views' do (:data:`FILL_TOLERANCE`); False where either does not
+        their box as its views' do (their median, :data:`FILL_TOLERANCE`); False where either does not
         say (no marks measured, a deck enrolled before the fills were stored)."""
         assert self.layouts is not None
         if self.layouts.shape[1] <= FILL_COLUMN or len(crop) <= FILL_COLUMN or crop[FILL_COLUMN] == NO_FILL:
