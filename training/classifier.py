@@ -38,6 +38,7 @@ from ducktable.rules.decks import BACK, UNKNOWN
 from ducktable.sim import render
 from ducktable.vision import augment
 from ducktable.vision.classify import MODEL_FILE, file_sha256, manifest_path, preprocess
+from ducktable.vision.model_files import training_command
 
 INPUT_W, INPUT_H = 64, 96
 MEAN = (0.5, 0.5, 0.5)
@@ -489,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": f"python -m ducktable.training.classifier --steps {config.steps} "
                    f"--seed {config.seed} --threads {config.threads}{started_from}",
         "init": None if config.init is None else file_sha256(config.init),
-        "init_command": None if config.init is None else _training_command(config.init),
+        "init_command": None if config.init is None else training_command(config.init),
         "lr": config.lr, "camera_share": data.camera_share,
         "hard_faces": f"{data.hard_faces}* x{data.hard_weight:g}",
         "steps": config.steps, "batch": config.batch, "seed": config.seed,
@@ -507,14 +508,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         evaluate.main(["--model", str(model_path), "--write-card"])
     return 0
-
-
-def _training_command(model_path: Path) -> str | None:
-    """The command that made an exported model (with its own start, if it was fine-tuned)."""
-    training = json.loads(manifest_path(model_path).read_text(encoding="utf-8")).get("training", {})
-    command = training.get("command")
-    before = training.get("init_command")
-    return f"{before}, then {command}" if before and command else command
 
 
 def _recalibrate(model_path: Path, class_threshold: float | None = None) -> int:

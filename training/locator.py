@@ -45,6 +45,7 @@ import cv2
 import numpy as np
 from ducktable.vision.classify import file_sha256, manifest_path
 from ducktable.vision.locator import CELL_SMALL, LOCATOR_FILE, MEAN, SHRINK, as_input, shrunk
+from ducktable.vision.model_files import training_command
 
 FIRST_SEED = 1_000_000
 """Training tables are scene seeds from here on; the bench and tests read none of them."""
@@ -528,10 +529,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command += f"--epochs {args.epochs} --lr {args.lr:g} --seed {args.seed}"
     training: dict[str, Any] = {"command": command, "tables": args.tables}
     if args.from_onnx is not None:  # as the classifier's manifest tells a fine-tuning
-        from ducktable.training.classifier import _training_command
-
         training["init"] = file_sha256(args.from_onnx)
-        training["init_command"] = _training_command(args.from_onnx)
+        training["init_command"] = training_command(args.from_onnx)
     if args.videos:
         training["video_frames"] = args.videos * VIDEO_FRAMES
         training["video_seeds"] = [VIDEO_FIRST_SEED, VIDEO_FIRST_SEED + args.videos - 1]

@@ -260,13 +260,12 @@ def enroll_crops(crops_by_label: Mapping[str, Sequence[np.ndarray]], prototypes_
     deck_dir = Path(prototypes_dir) / deck
     write_deck_prototypes(deck_dir, prototypes, info)
     usable = {label: crops for label, crops in crops_by_label.items() if crops}
-    features = CardFeatures.load()
-    if views is None:
-        views = enrolment_views(features, usable)
+    if views is None or retakes is None:
+        features = CardFeatures.load()
+        views = enrolment_views(features, usable) if views is None else views
+        retakes = enrolment_retakes(features, usable, seed) if retakes is None else retakes
     if reads is None:
         reads = enrolment_reads(IndexReader.load(), usable)
-    if retakes is None:
-        retakes = enrolment_retakes(features, usable, seed)
     PhotoDeck.fit(views, enrolment_layouts(usable), reads, retakes).save(deck_dir / PHOTO_DECK_FILE)
     shown = deck_dir / "crops"
     shown.mkdir(exist_ok=True)

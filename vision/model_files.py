@@ -43,6 +43,16 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def training_command(model_path: Path) -> str | None:
+    """The command that made an exported model, from its manifest (with the command of the
+    model it started from, if it was fine-tuned): what a fine-tuned model's manifest records
+    as ``init_command``."""
+    training = json.loads(manifest_path(model_path).read_text(encoding="utf-8")).get("training", {})
+    command = training.get("command")
+    before = training.get("init_command")
+    return f"{before}, then {command}" if before and command else command
+
+
 def read_manifest(model_path: Path, what: str, hint: str, *keys: str) -> dict[str, Any]:
     """The manifest beside ``model_path``, holding at least ``sha256`` and ``keys``; a
     :class:`ModelError` naming ``what`` (e.g. "card features") and ``hint`` when it is missing or

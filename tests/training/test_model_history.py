@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ducktable.bench.evaluate import _commands
-from ducktable.training.classifier import _training_command
+from ducktable.vision.model_files import training_command
 
 
 def test_a_model_trained_from_scratch_is_made_by_one_command() -> None:
@@ -27,7 +27,7 @@ def test_the_command_chain_is_read_from_the_start_models_manifest(tmp_path: Path
     model.write_bytes(b"")
     manifest = tmp_path / "card_classifier.json"
     manifest.write_text(json.dumps({"training": {"command": "A"}}), encoding="utf-8")
-    assert _training_command(model) == "A"
+    assert training_command(model) == "A"
     manifest.write_text(json.dumps({"training": {"command": "B", "init_command": "A"}}),
                         encoding="utf-8")
-    assert _training_command(model) == "A, then B"
+    assert training_command(model) == "A, then B"
